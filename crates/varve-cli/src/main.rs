@@ -1,0 +1,237 @@
+//! `varve`: the command-line tool of the Varve time-series lakehouse.
+//!
+//! Each subcommand is a thin layer over [`varve::Lake`]: it parses options, calls the engine and
+//! formats the answer. Errors print one line and exit with a code by kind (see `docs/cli.md`).
+
+mod demo;
+mod import;
+mod output;
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Args, Parser, Subcommand};
+use varve::{ErrorKind, Lake, Partitioning, TableContract};
+
+use crate::output::OutputFormat;
+
+/// Varve: time series in your own storage as Iceberg tables, queried with SQL.
+#[derive(Debug, Parser)]
+#[command(name = "varve", version, about, long_about = None, after_help = "\
+Examples:
+  varve demo
+  varve import stocks stocks.csv.gz --series-key Ticker
+  varve sql \"SELECT Ticker, max(Close) FROM stocks GROUP BY Ticker\"
+  varve --lake s3://bucket/lake ls")]
+struct Cli {
+    /// The lake: a directory, file:///path, s3://bucket/prefix or memory://.
+    #[arg(long, global = true, env = "VARVE_LAKE", default_value = varve::DEFAULT_LAKE)]
+    lake: String,
+    /// A storage option as key=value (S3: endpoint, region, access_key_id, secret_access_key,
+    /// allow_http). Repeatable. AWS_* environment variables are read too.
+    #[arg(
+        long = "storage-option",
+        short = 'o',
+        global = true,
+        value_name = "KEY=VALUE"
+    )]
+    storage_options: Vec<String>,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Load CSV, TSV (optionally gzip-compressed), Parquet or NDJSON files into a table.
+    Import(import::ImportArgs),
+    /// Run a SQL statement and print its result.
+    Sql(SqlArgs),
+    /// Create an empty table from column definitions.
+    Create(CreateArgs),
+    /// List the tables of the lake.
+    Ls,
+    /// Show a table's columns, contract and size: rows, files, bytes, snapshots, time range, series.
+    Info {
+        /// The table, as namespace.table or table.
+        table: String,
+    },
+    /// Print the newest row of every series of a table.
+    Latest {
+        /// The table.
+        table: String,
+        /// Output format.
+        #[arg(long, value_enum)]
+        format: Option<OutputFormat>,
+    },
+    /// List a table's snapshots: id, time, operation, rows added, batch id, note.
+    History {
+        /// The table.
+        table: String,
+    },
+    /// Delete a table and all its files.
+    Drop {
+        /// The table.
+        table: String,
+    },
+    /// Create a lake in a fresh directory, import real data and run example queries.
+    Demo {
+        /// Directory for the demo lake (must not exist yet); default: a new directory under the
+        /// system's temporary directory.
+        #[arg(long)]
+        dir: Option<PathBuf>,
+    },
+}
+
+#[derive(Debug, Args)]
+struct SqlArgs {
+    /// The statement, e.g. "SELECT * FROM trades LIMIT 10".
+    query: String,
+    /// Output format: table (aligned, the default on a terminal), csv (the default otherwise),
+    /// json (an array), ndjson or parquet.
+    #[arg(long, value_enum)]
+    format: Option<OutputFormat>,
+    /// Write the result to this file instead of standard output.
+    #[arg(long, short = 'O')]
+    output: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+struct CreateArgs {
+    /// The table to create, as namespace.table or table.
+    table: String,
+    /// A column as name:type, types: bool, int32, int64, float32, float64, string, date,
+    /// timestamp, timestamptz. Repeatable, in order.
+    #[arg(
+        long = "column",
+        short = 'c',
+        required = true,
+        value_name = "NAME:TYPE"
+    )]
+    columns: Vec<String>,
+    /// The time column (makes a time-series table).
+    #[arg(long)]
+    time_column: Option<String>,
+    /// Series key columns, comma-separated or repeated.
+    #[arg(long, value_delimiter = ',')]
+    series_key: Vec<String>,
+    /// Partition granularity of the time column: hour, day or month.
+    #[arg(long, default_value = "day")]
+    partition: String,
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let rt = match tokio::runtime::Runtime::new() {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("error: cannot start the runtime: {e}");
+            return ExitCode::from(1);
+        }
+    };
+    match rt.block_on(run(cli)) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::from(exit_code(e.kind()))
+        }
+    }
+}
+
+/// Exit codes by error kind: 2 bad input, 3 not found, 4 exists, 5 conflict, 6 storage, 1 other.
+fn exit_code(kind: ErrorKind) -> u8 {
+    match kind {
+        ErrorKind::InvalidInput | ErrorKind::SchemaMismatch => 2,
+        ErrorKind::NotFound => 3,
+        ErrorKind::AlreadyExists => 4,
+        ErrorKind::Conflict => 5,
+        ErrorKind::Storage => 6,
+        _ => 1,
+    }
+}
+
+pub(crate) fn parse_storage_options(opts: &[String]) -> varve::Result<HashMap<String, String>> {
+    opts.iter()
+        .map(|kv| {
+            kv.split_once('=')
+                .map(|(k, v)| (k.trim().to_string(), v.to_string()))
+                .ok_or_else(|| {
+                    varve::Error::invalid(format!("storage option {kv:?}: expected KEY=VALUE"))
+                })
+        })
+        .collect()
+}
+
+async fn run(cli: Cli) -> varve::Result<()> {
+    let options = parse_storage_options(&cli.storage_options)?;
+    if let Command::Demo { dir } = &cli.command {
+        return demo::run(dir.clone()).await;
+    }
+    let lake = Lake::open(&cli.lake, &options)?;
+    match cli.command {
+        Command::Import(args) => import::run(&lake, args).await,
+        Command::Sql(args) => {
+            let r = lake.sql(&args.query).await?;
+            output::write_result(&r, args.format, args.output.as_deref())
+        }
+        Command::Create(args) => create(&lake, args).await,
+        Command::Ls => {
+            for t in lake.tables().await? {
+                println!("{t}");
+            }
+            Ok(())
+        }
+        Command::Info { table } => output::print_info(&lake, &table).await,
+        Command::Latest { table, format } => {
+            let r = lake.latest(&table).await?;
+            output::write_result(&r, format, None)
+        }
+        Command::History { table } => output::print_history(&lake.history(&table).await?),
+        Command::Drop { table } => {
+            lake.drop_table(&table).await?;
+            eprintln!("dropped {}", varve::TableIdent::parse(&table)?);
+            Ok(())
+        }
+        Command::Demo { .. } => unreachable!("handled above"),
+    }
+}
+
+async fn create(lake: &Lake, args: CreateArgs) -> varve::Result<()> {
+    use varve::arrow::datatypes::{DataType, Field, Schema, TimeUnit};
+    let mut fields = Vec::new();
+    for c in &args.columns {
+        let (name, ty) = c.rsplit_once(':').ok_or_else(|| {
+            varve::Error::invalid(format!(
+                "column {c:?}: expected NAME:TYPE, e.g. price:float64"
+            ))
+        })?;
+        let dt = match ty.trim().to_ascii_lowercase().as_str() {
+            "bool" | "boolean" => DataType::Boolean,
+            "int" | "int32" | "integer" => DataType::Int32,
+            "int64" | "long" | "bigint" => DataType::Int64,
+            "float32" | "float" | "real" => DataType::Float32,
+            "float64" | "double" => DataType::Float64,
+            "string" | "str" | "text" | "utf8" => DataType::Utf8,
+            "date" => DataType::Date32,
+            "timestamp" => DataType::Timestamp(TimeUnit::Microsecond, None),
+            "timestamptz" => DataType::Timestamp(TimeUnit::Microsecond, Some("UTC".into())),
+            other => {
+                return Err(varve::Error::invalid(format!(
+                    "column {name}: unknown type {other:?}"
+                )))
+            }
+        };
+        fields.push(Field::new(name.trim(), dt, true));
+    }
+    let contract = match &args.time_column {
+        Some(t) => TableContract::time_series(t.clone())
+            .with_series_key(args.series_key.clone())
+            .with_partitioning(args.partition.parse::<Partitioning>()?),
+        None => TableContract::default(),
+    };
+    let d = lake
+        .create_table(&args.table, &Schema::new(fields), &contract)
+        .await?;
+    eprintln!("created {} at {}", d.ident, d.location);
+    Ok(())
+}

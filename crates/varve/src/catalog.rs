@@ -1,0 +1,351 @@
+//! Catalog: namespaces and tables kept in the lake's own storage, with no catalog service.
+//!
+//! A table lives at `<lake>/<namespace>/<table>/`; its current state is the highest
+//! `metadata/v<N>.metadata.json`, which only a successful put-if-absent can create (Iceberg spec,
+//! "File System Tables"). `metadata/version-hint.text` holds `N` for readers such as DuckDB; it is
+//! a hint: the catalog checks for newer versions after reading it. This module loads, creates,
+//! lists and drops tables and reads the live data files of a snapshot. It does not write data.
+
+use std::collections::HashMap;
+use std::fmt;
+use std::str::FromStr;
+use std::sync::{Arc, Mutex};
+
+use bytes::Bytes;
+use iceberg::spec::{
+    DataFile, FormatVersion, NullOrder, SortDirection, SortField, SortOrder, TableMetadata,
+    TableMetadataBuilder, Transform, UnboundPartitionSpec,
+};
+use object_store::path::Path;
+
+use crate::error::{Error, ErrorKind, Result};
+use crate::format::{manifest, schema, TableContract};
+use crate::storage::Storage;
+
+/// The namespace used when a table name has none.
+pub const DEFAULT_NAMESPACE: &str = "default";
+
+/// A table's name: `namespace.table`.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct TableIdent {
+    /// The namespace, e.g. `default`.
+    pub namespace: String,
+    /// The table's name inside its namespace.
+    pub name: String,
+}
+
+impl TableIdent {
+    /// Parses `table` or `namespace.table`. Names are letters, digits, `_` and `-`, and start with a
+    /// letter or `_`.
+    ///
+    /// Errors: [`ErrorKind::InvalidInput`] for an empty or malformed name.
+    pub fn parse(s: &str) -> Result<Self> {
+        let s = s.trim();
+        let (ns, name) = match s.split_once('.') {
+            Some((ns, name)) => (ns, name),
+            None => (DEFAULT_NAMESPACE, s),
+        };
+        for part in [ns, name] {
+            let ok = !part.is_empty()
+                && part
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+                && !part.starts_with(|c: char| c.is_ascii_digit() || c == '-');
+            if !ok {
+                return Err(Error::invalid(format!(
+                    "table name {s:?}: use namespace.table with letters, digits, _ and - (e.g. default.trades)"
+                )));
+            }
+        }
+        Ok(TableIdent {
+            namespace: ns.to_string(),
+            name: name.to_string(),
+        })
+    }
+
+    pub(crate) fn prefix(&self) -> Path {
+        Path::from_iter([self.namespace.as_str(), self.name.as_str()])
+    }
+
+    pub(crate) fn metadata_dir(&self) -> Path {
+        self.prefix().clone().join("metadata")
+    }
+
+    pub(crate) fn metadata_file(&self, version: u64) -> Path {
+        self.metadata_dir()
+            .clone()
+            .join(format!("v{version}.metadata.json"))
+    }
+
+    pub(crate) fn version_hint(&self) -> Path {
+        self.metadata_dir().clone().join("version-hint.text")
+    }
+}
+
+impl fmt::Display for TableIdent {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}.{}", self.namespace, self.name)
+    }
+}
+
+impl FromStr for TableIdent {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<Self> {
+        TableIdent::parse(s)
+    }
+}
+
+/// A table's metadata at one version.
+#[derive(Debug, Clone)]
+pub(crate) struct LoadedTable {
+    pub(crate) ident: TableIdent,
+    /// `N` of `v<N>.metadata.json`.
+    pub(crate) version: u64,
+    pub(crate) metadata: Arc<TableMetadata>,
+}
+
+impl LoadedTable {
+    pub(crate) fn contract(&self) -> Result<TableContract> {
+        TableContract::from_properties(self.metadata.properties())
+    }
+}
+
+/// Caches decoded manifests by location. Manifests are immutable once written, so entries never go
+/// stale; the cache only saves GETs and Avro decoding on repeated scans.
+#[derive(Debug, Default)]
+pub(crate) struct ManifestCache {
+    entries: Mutex<HashMap<String, Arc<Vec<DataFile>>>>,
+}
+
+/// Reads the table's current metadata.
+///
+/// Errors: [`ErrorKind::NotFound`] when the table does not exist.
+pub(crate) async fn load(storage: &Storage, ident: &TableIdent) -> Result<LoadedTable> {
+    let version = current_version(storage, ident)
+        .await?
+        .ok_or_else(|| Error::not_found(format!("table {ident} does not exist")))?;
+    load_version(storage, ident, version).await
+}
+
+pub(crate) async fn load_version(
+    storage: &Storage,
+    ident: &TableIdent,
+    version: u64,
+) -> Result<LoadedTable> {
+    let path = ident.metadata_file(version);
+    let bytes = storage.get(&path).await?;
+    let metadata: TableMetadata =
+        serde_json::from_slice(&bytes).map_err(|e| Error::corrupt(format!("{path}: {e}")))?;
+    Ok(LoadedTable {
+        ident: ident.clone(),
+        version,
+        metadata: Arc::new(metadata),
+    })
+}
+
+/// The highest committed metadata version, or `None` when the table does not exist.
+pub(crate) async fn current_version(storage: &Storage, ident: &TableIdent) -> Result<Option<u64>> {
+    let hint = match storage.get_opt(&ident.version_hint()).await? {
+        Some(b) => String::from_utf8_lossy(&b)
+            .trim()
+            .trim_start_matches('v')
+            .parse::<u64>()
+            .ok(),
+        None => None,
+    };
+    let mut version = match hint {
+        Some(v) if storage.exists(&ident.metadata_file(v)).await? => v,
+        _ => {
+            // No usable hint: list the metadata directory.
+            let names = storage.list_files(&ident.metadata_dir()).await?;
+            match names.iter().filter_map(|n| parse_version(n)).max() {
+                Some(v) => v,
+                None => return Ok(None),
+            }
+        }
+    };
+    // The hint may be stale: walk forward to the newest version.
+    while storage.exists(&ident.metadata_file(version + 1)).await? {
+        version += 1;
+    }
+    Ok(Some(version))
+}
+
+fn parse_version(name: &str) -> Option<u64> {
+    name.strip_prefix('v')?
+        .strip_suffix(".metadata.json")?
+        .parse()
+        .ok()
+}
+
+/// Creates a table with `arrow_schema` and `contract`: writes `v1.metadata.json` with
+/// put-if-absent, so of two creators exactly one wins.
+///
+/// Errors: [`ErrorKind::AlreadyExists`]; [`ErrorKind::SchemaMismatch`] for an unusable schema or
+/// contract.
+pub(crate) async fn create(
+    storage: &Storage,
+    ident: &TableIdent,
+    arrow_schema: &arrow::datatypes::Schema,
+    contract: &TableContract,
+) -> Result<LoadedTable> {
+    if current_version(storage, ident).await?.is_some() {
+        return Err(Error::new(
+            ErrorKind::AlreadyExists,
+            format!("table {ident} exists already"),
+        ));
+    }
+    let time = contract.time_column.as_deref();
+    let schema = schema::from_arrow(arrow_schema, time)?;
+    for k in &contract.series_key {
+        if schema.field_by_name(k).is_none() {
+            return Err(Error::schema(format!(
+                "series key column {k} is not among the columns"
+            )));
+        }
+        if Some(k.as_str()) == time {
+            return Err(Error::schema(format!(
+                "column {k} cannot be both the time column and in the series key"
+            )));
+        }
+    }
+    let mut spec = UnboundPartitionSpec::builder();
+    let mut sort = SortOrder::builder();
+    if let Some(t) = time {
+        let id = schema.field_by_name(t).map(|f| f.id).unwrap_or_default();
+        spec = spec.add_partition_field(
+            id,
+            format!("{t}_{}", contract.partitioning),
+            contract.partitioning.transform(),
+        )?;
+        for k in &contract.series_key {
+            let kid = schema.field_by_name(k).map(|f| f.id).unwrap_or_default();
+            sort.with_sort_field(sort_field(kid));
+        }
+        sort.with_sort_field(sort_field(id));
+        sort.with_order_id(1);
+    }
+    let sort = if time.is_some() {
+        sort.build(&schema)?
+    } else {
+        SortOrder::unsorted_order()
+    };
+    let location = storage.location(&ident.prefix());
+    let built = TableMetadataBuilder::new(
+        schema,
+        spec.build(),
+        sort,
+        location,
+        FormatVersion::V2,
+        contract.to_properties(),
+    )?
+    .build()?;
+    let json = serde_json::to_vec_pretty(&built.metadata)?;
+    if !storage
+        .put_if_absent(&ident.metadata_file(1), Bytes::from(json))
+        .await?
+    {
+        return Err(Error::new(
+            ErrorKind::AlreadyExists,
+            format!("table {ident} exists already"),
+        ));
+    }
+    write_version_hint(storage, ident, 1).await?;
+    Ok(LoadedTable {
+        ident: ident.clone(),
+        version: 1,
+        metadata: Arc::new(built.metadata),
+    })
+}
+
+fn sort_field(source_id: i32) -> SortField {
+    SortField::builder()
+        .source_id(source_id)
+        .transform(Transform::Identity)
+        .direction(SortDirection::Ascending)
+        .null_order(NullOrder::First)
+        .build()
+}
+
+/// Writes `metadata/version-hint.text` (the version number, as DuckDB and Iceberg's Hadoop tables
+/// read it). Only ever moves forward in practice; a stale hint is corrected by the next writer.
+pub(crate) async fn write_version_hint(
+    storage: &Storage,
+    ident: &TableIdent,
+    version: u64,
+) -> Result<()> {
+    storage
+        .put(&ident.version_hint(), Bytes::from(version.to_string()))
+        .await
+}
+
+/// Every table in the lake, sorted by name.
+pub(crate) async fn list(storage: &Storage) -> Result<Vec<TableIdent>> {
+    let mut out = Vec::new();
+    for ns in storage.list_dirs(None).await? {
+        let ns_path = Path::from(ns.as_str());
+        for t in storage.list_dirs(Some(&ns_path)).await? {
+            let Ok(ident) = TableIdent::parse(&format!("{ns}.{t}")) else {
+                continue;
+            };
+            if current_version(storage, &ident).await?.is_some() {
+                out.push(ident);
+            }
+        }
+    }
+    out.sort();
+    Ok(out)
+}
+
+/// Deletes a table: every object under its prefix, metadata first so that readers stop seeing it.
+///
+/// Errors: [`ErrorKind::NotFound`].
+pub(crate) async fn drop_table(storage: &Storage, ident: &TableIdent) -> Result<usize> {
+    if current_version(storage, ident).await?.is_none() {
+        return Err(Error::not_found(format!("table {ident} does not exist")));
+    }
+    let n = storage.delete_prefix(&ident.metadata_dir()).await?;
+    Ok(n + storage.delete_prefix(&ident.prefix()).await?)
+}
+
+/// The live data files of `snapshot_id` (none for a table without snapshots).
+pub(crate) async fn data_files(
+    storage: &Storage,
+    cache: &ManifestCache,
+    metadata: &TableMetadata,
+    snapshot_id: Option<i64>,
+) -> Result<Vec<DataFile>> {
+    let Some(id) = snapshot_id else {
+        return Ok(vec![]);
+    };
+    let snapshot = metadata
+        .snapshot_by_id(id)
+        .ok_or_else(|| Error::not_found(format!("snapshot {id} does not exist")))?;
+    let list = storage
+        .get(&storage.path_of(snapshot.manifest_list())?)
+        .await?;
+    let manifests = manifest::decode_manifest_list(&list)?;
+    let mut out = Vec::new();
+    let fetches = manifests.iter().map(|m| async move {
+        if let Some(hit) = cache
+            .entries
+            .lock()
+            .map_err(|_| Error::internal("cache poisoned"))?
+            .get(&m.manifest_path)
+        {
+            return Ok::<_, Error>(hit.clone());
+        }
+        let bytes = storage.get(&storage.path_of(&m.manifest_path)?).await?;
+        let files = Arc::new(manifest::decode_manifest(&bytes)?);
+        cache
+            .entries
+            .lock()
+            .map_err(|_| Error::internal("cache poisoned"))?
+            .insert(m.manifest_path.clone(), files.clone());
+        Ok(files)
+    });
+    for files in futures::future::try_join_all(fetches).await? {
+        out.extend(files.iter().cloned());
+    }
+    Ok(out)
+}

@@ -1,0 +1,166 @@
+//! The table contract: time column, series key and partition granularity, stored as `varve.*`
+//! Iceberg table properties so that it travels with the table (DESIGN.md, "The table contract").
+
+use std::collections::HashMap;
+use std::fmt;
+use std::str::FromStr;
+
+use crate::error::{Error, Result};
+
+/// Property holding the time column's name.
+pub(crate) const PROP_TIME_COLUMN: &str = "varve.time-column";
+/// Property holding the comma-separated series key columns.
+pub(crate) const PROP_SERIES_KEY: &str = "varve.series-key";
+/// Property holding the partition granularity (`hour`, `day`, `month`).
+pub(crate) const PROP_PARTITION: &str = "varve.partition";
+
+/// How a time-series table's data files are split by time: an Iceberg partition transform of the
+/// time column (Iceberg spec, "Partition Transforms": `hour`, `day`, `month`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Partitioning {
+    /// One partition per hour (UTC).
+    Hour,
+    /// One partition per day (UTC); the default.
+    #[default]
+    Day,
+    /// One partition per month (UTC).
+    Month,
+}
+
+impl Partitioning {
+    /// The partition value of a time in µs since the epoch: hours, days or months since 1970-01-01,
+    /// as the Iceberg transforms define them.
+    pub fn value_of(self, micros: i64) -> i32 {
+        const HOUR: i64 = 3_600_000_000;
+        match self {
+            Partitioning::Hour => micros.div_euclid(HOUR) as i32,
+            Partitioning::Day => micros.div_euclid(24 * HOUR) as i32,
+            Partitioning::Month => {
+                use chrono::Datelike;
+                let dt = chrono::DateTime::from_timestamp_micros(micros).unwrap_or_default();
+                ((dt.year() - 1970) * 12 + dt.month0() as i32) as i32
+            }
+        }
+    }
+
+    /// The directory name of a partition value, e.g. `2024-03-01` for a day.
+    pub fn label(self, value: i32) -> String {
+        match self {
+            Partitioning::Hour => {
+                let dt =
+                    chrono::DateTime::from_timestamp(value as i64 * 3600, 0).unwrap_or_default();
+                dt.format("%Y-%m-%d-%H").to_string()
+            }
+            Partitioning::Day => {
+                let dt =
+                    chrono::DateTime::from_timestamp(value as i64 * 86400, 0).unwrap_or_default();
+                dt.format("%Y-%m-%d").to_string()
+            }
+            Partitioning::Month => format!(
+                "{:04}-{:02}",
+                1970 + value.div_euclid(12),
+                value.rem_euclid(12) + 1
+            ),
+        }
+    }
+
+    pub(crate) fn transform(self) -> iceberg::spec::Transform {
+        match self {
+            Partitioning::Hour => iceberg::spec::Transform::Hour,
+            Partitioning::Day => iceberg::spec::Transform::Day,
+            Partitioning::Month => iceberg::spec::Transform::Month,
+        }
+    }
+}
+
+impl fmt::Display for Partitioning {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Partitioning::Hour => "hour",
+            Partitioning::Day => "day",
+            Partitioning::Month => "month",
+        })
+    }
+}
+
+impl FromStr for Partitioning {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<Self> {
+        match s.to_ascii_lowercase().as_str() {
+            "hour" | "hourly" => Ok(Partitioning::Hour),
+            "day" | "daily" => Ok(Partitioning::Day),
+            "month" | "monthly" => Ok(Partitioning::Month),
+            other => Err(Error::invalid(format!(
+                "partition {other:?}: expected hour, day or month"
+            ))),
+        }
+    }
+}
+
+/// What makes a table a time-series table. A plain table has no time column.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct TableContract {
+    /// The time column (stored as Iceberg `timestamptz`, µs, UTC); `None` for a plain table.
+    pub time_column: Option<String>,
+    /// Columns that identify a series, e.g. `["host", "region"]`; may be empty.
+    pub series_key: Vec<String>,
+    /// Partition granularity of the time column (ignored for plain tables).
+    pub partitioning: Partitioning,
+}
+
+impl TableContract {
+    /// A time-series contract on `time_column` with daily partitions and no series key.
+    pub fn time_series(time_column: impl Into<String>) -> Self {
+        TableContract {
+            time_column: Some(time_column.into()),
+            ..Default::default()
+        }
+    }
+
+    /// The same contract with `series_key` as its series key.
+    pub fn with_series_key<S: Into<String>>(
+        mut self,
+        series_key: impl IntoIterator<Item = S>,
+    ) -> Self {
+        self.series_key = series_key.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// The same contract with another partition granularity.
+    pub fn with_partitioning(mut self, p: Partitioning) -> Self {
+        self.partitioning = p;
+        self
+    }
+
+    pub(crate) fn to_properties(&self) -> HashMap<String, String> {
+        let mut m = HashMap::new();
+        if let Some(t) = &self.time_column {
+            m.insert(PROP_TIME_COLUMN.to_string(), t.clone());
+            m.insert(PROP_PARTITION.to_string(), self.partitioning.to_string());
+            m.insert(PROP_SERIES_KEY.to_string(), self.series_key.join(","));
+        }
+        m
+    }
+
+    pub(crate) fn from_properties(p: &HashMap<String, String>) -> Result<Self> {
+        let time_column = p.get(PROP_TIME_COLUMN).filter(|s| !s.is_empty()).cloned();
+        let series_key = p
+            .get(PROP_SERIES_KEY)
+            .map(|s| {
+                s.split(',')
+                    .filter(|x| !x.is_empty())
+                    .map(str::to_string)
+                    .collect()
+            })
+            .unwrap_or_default();
+        let partitioning = match p.get(PROP_PARTITION) {
+            Some(s) => s.parse()?,
+            None => Partitioning::Day,
+        };
+        Ok(TableContract {
+            time_column,
+            series_key,
+            partitioning,
+        })
+    }
+}

@@ -1,0 +1,418 @@
+//! The facade: a [`Lake`] opened from a URL ties storage, catalog, appends and SQL together.
+
+use std::collections::{BTreeSet, HashMap};
+use std::sync::Arc;
+
+use arrow::array::RecordBatch;
+use arrow::datatypes::{Schema as ArrowSchema, SchemaRef};
+use datafusion::execution::SendableRecordBatchStream;
+use iceberg::spec::PrimitiveLiteral;
+
+use crate::catalog::{self, ManifestCache, TableIdent};
+use crate::commit::{self, AppendOptions, AppendReport, Appender, SUMMARY_BATCH_ID, SUMMARY_NOTE};
+use crate::error::{Error, Result};
+use crate::format::{schema, TableContract};
+use crate::query::session;
+use crate::storage::{Storage, StorageKind};
+
+/// A lake: a directory or bucket prefix holding tables as Iceberg v2 metadata and Parquet files.
+///
+/// Cheap to clone; clones share the object store and the manifest cache.
+#[derive(Debug, Clone)]
+pub struct Lake {
+    storage: Storage,
+    cache: Arc<ManifestCache>,
+}
+
+/// A table's shape and contract.
+#[derive(Debug, Clone)]
+pub struct TableDescription {
+    /// The table's name.
+    pub ident: TableIdent,
+    /// Columns as Arrow fields (the time column is `Timestamp(µs, "UTC")`).
+    pub schema: SchemaRef,
+    /// Time column, series key and partitioning.
+    pub contract: TableContract,
+    /// Absolute location of the table (`file:///…`, `s3://…`).
+    pub location: String,
+    /// The current snapshot, `None` before the first append.
+    pub snapshot_id: Option<i64>,
+    /// `N` of the current `v<N>.metadata.json`.
+    pub metadata_version: u64,
+}
+
+/// Size and shape of a table's current snapshot.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct TableInfo {
+    /// The table's name, `namespace.table`.
+    pub table: String,
+    /// Rows in the current snapshot.
+    pub rows: u64,
+    /// Live data files.
+    pub data_files: u64,
+    /// Bytes of live data files.
+    pub bytes: u64,
+    /// Snapshots kept in the metadata.
+    pub snapshots: u64,
+    /// Distinct partitions holding data.
+    pub partitions: u64,
+    /// Oldest time in the table (µs since the epoch, UTC), from the data files' bounds.
+    pub min_time_us: Option<i64>,
+    /// Newest time in the table (µs since the epoch, UTC).
+    pub max_time_us: Option<i64>,
+    /// Distinct series (distinct values of the series key); `None` for tables without one.
+    pub series: Option<u64>,
+    /// The current snapshot.
+    pub snapshot_id: Option<i64>,
+}
+
+/// One snapshot in a table's history.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct SnapshotInfo {
+    /// The snapshot id (use with `FOR VERSION AS OF`).
+    pub snapshot_id: i64,
+    /// The parent snapshot.
+    pub parent_id: Option<i64>,
+    /// Commit time, ms since the epoch.
+    pub timestamp_ms: i64,
+    /// `append`, `overwrite`, ...
+    pub operation: String,
+    /// Rows added by the snapshot.
+    pub rows_added: u64,
+    /// Data files added by the snapshot.
+    pub files_added: u64,
+    /// Batch id of the append, if any.
+    pub batch_id: Option<String>,
+    /// Note of the append, if any.
+    pub note: Option<String>,
+    /// Whether this is the table's current snapshot.
+    pub is_current: bool,
+}
+
+/// The result of a query: its schema and every batch.
+#[derive(Debug, Clone)]
+pub struct QueryResult {
+    /// Columns of the result.
+    pub schema: SchemaRef,
+    /// The rows, in batches.
+    pub batches: Vec<RecordBatch>,
+}
+
+impl QueryResult {
+    /// Total rows.
+    pub fn num_rows(&self) -> usize {
+        self.batches.iter().map(|b| b.num_rows()).sum()
+    }
+}
+
+/// An append in progress, for inputs too large to hold at once: push batches, then commit.
+/// Memory stays bounded (about 256 MiB at peak): full buffers are encoded and uploaded as they fill.
+pub struct TableAppender {
+    inner: Option<Appender>,
+}
+
+impl std::fmt::Debug for TableAppender {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("TableAppender")
+    }
+}
+
+impl TableAppender {
+    /// Whether the append's batch id is committed already (pushing is then pointless).
+    pub fn is_duplicate(&self) -> bool {
+        self.inner.as_ref().is_some_and(|a| a.is_duplicate())
+    }
+
+    /// Validates, aligns and buffers a batch. On error the append is aborted and its files deleted.
+    ///
+    /// Errors: [`crate::ErrorKind::InvalidInput`] or [`crate::ErrorKind::SchemaMismatch`] naming the
+    /// column and row; storage errors while uploading.
+    pub async fn push(&mut self, batch: RecordBatch) -> Result<()> {
+        let Some(a) = self.inner.as_mut() else {
+            return Err(Error::invalid("the append was aborted"));
+        };
+        if let Err(e) = a.push(batch).await {
+            if let Some(a) = self.inner.take() {
+                a.abort().await;
+            }
+            return Err(e);
+        }
+        Ok(())
+    }
+
+    /// Starts a new input (file): row numbers in errors count from 1 again.
+    pub fn start_input(&mut self) {
+        if let Some(a) = self.inner.as_mut() {
+            a.start_input();
+        }
+    }
+
+    /// Commits everything pushed as one snapshot.
+    pub async fn commit(mut self) -> Result<AppendReport> {
+        let Some(a) = self.inner.take() else {
+            return Err(Error::invalid("the append was aborted"));
+        };
+        if a.is_duplicate() {
+            a.abort().await;
+            return Ok(AppendReport {
+                duplicate: true,
+                ..Default::default()
+            });
+        }
+        a.commit().await
+    }
+
+    /// Abandons the append and deletes the files it uploaded.
+    pub async fn abort(mut self) {
+        if let Some(a) = self.inner.take() {
+            a.abort().await;
+        }
+    }
+}
+
+fn quote(ident: &str) -> String {
+    format!("\"{}\"", ident.replace('"', "\"\""))
+}
+
+fn table_sql(ident: &TableIdent) -> String {
+    format!("{}.{}", quote(&ident.namespace), quote(&ident.name))
+}
+
+impl Lake {
+    /// Opens a lake. `url` is a local path (created if missing), `file:///path`,
+    /// `s3://bucket/prefix` or `memory://`. `options` are S3 settings (`endpoint`, `region`,
+    /// `access_key_id`, `secret_access_key`, `allow_http`, ...); `AWS_*` environment variables
+    /// are read too.
+    ///
+    /// Errors: [`crate::ErrorKind::InvalidInput`] for an unsupported scheme or option;
+    /// [`crate::ErrorKind::Storage`] when a local directory cannot be created.
+    pub fn open(url: &str, options: &HashMap<String, String>) -> Result<Lake> {
+        Ok(Lake {
+            storage: Storage::open(url, options)?,
+            cache: Arc::new(ManifestCache::default()),
+        })
+    }
+
+    /// The lake's absolute root URL, e.g. `file:///home/me/varve-lake`.
+    pub fn url(&self) -> &str {
+        &self.storage.root
+    }
+
+    /// Where the lake is.
+    pub fn storage_kind(&self) -> StorageKind {
+        self.storage.kind
+    }
+
+    /// Creates a table with `schema` and `contract`.
+    ///
+    /// Errors: [`crate::ErrorKind::AlreadyExists`]; [`crate::ErrorKind::SchemaMismatch`] when
+    /// a contract column is missing or a type is unsupported; [`crate::ErrorKind::InvalidInput`]
+    /// for a bad name.
+    pub async fn create_table(
+        &self,
+        name: &str,
+        schema: &ArrowSchema,
+        contract: &TableContract,
+    ) -> Result<TableDescription> {
+        let ident = TableIdent::parse(name)?;
+        catalog::create(&self.storage, &ident, schema, contract).await?;
+        self.describe(name).await
+    }
+
+    /// Deletes a table and all its files.
+    ///
+    /// Errors: [`crate::ErrorKind::NotFound`].
+    pub async fn drop_table(&self, name: &str) -> Result<()> {
+        let ident = TableIdent::parse(name)?;
+        catalog::drop_table(&self.storage, &ident).await.map(|_| ())
+    }
+
+    /// Every table, sorted by name.
+    pub async fn tables(&self) -> Result<Vec<TableIdent>> {
+        catalog::list(&self.storage).await
+    }
+
+    /// Whether a table exists.
+    pub async fn table_exists(&self, name: &str) -> Result<bool> {
+        let ident = TableIdent::parse(name)?;
+        Ok(catalog::current_version(&self.storage, &ident)
+            .await?
+            .is_some())
+    }
+
+    /// A table's schema, contract and current snapshot.
+    ///
+    /// Errors: [`crate::ErrorKind::NotFound`].
+    pub async fn describe(&self, name: &str) -> Result<TableDescription> {
+        let ident = TableIdent::parse(name)?;
+        let t = catalog::load(&self.storage, &ident).await?;
+        Ok(TableDescription {
+            schema: schema::to_arrow(t.metadata.current_schema())?,
+            contract: t.contract()?,
+            location: t.metadata.location().to_string(),
+            snapshot_id: t.metadata.current_snapshot_id(),
+            metadata_version: t.version,
+            ident,
+        })
+    }
+
+    /// Appends `batches` to a table in one snapshot (one commit).
+    ///
+    /// Errors: [`crate::ErrorKind::NotFound`]; [`crate::ErrorKind::InvalidInput`] or
+    /// [`crate::ErrorKind::SchemaMismatch`] naming column and row (nothing is written then);
+    /// [`crate::ErrorKind::Conflict`] (retryable) when other writers won every commit attempt.
+    pub async fn append(
+        &self,
+        name: &str,
+        batches: Vec<RecordBatch>,
+        opts: AppendOptions,
+    ) -> Result<AppendReport> {
+        let ident = TableIdent::parse(name)?;
+        commit::append_batches(&self.storage, &ident, batches, opts).await
+    }
+
+    /// Starts a streaming append to a table.
+    ///
+    /// Errors: [`crate::ErrorKind::NotFound`].
+    pub async fn appender(&self, name: &str, opts: AppendOptions) -> Result<TableAppender> {
+        let ident = TableIdent::parse(name)?;
+        let base = catalog::load(&self.storage, &ident).await?;
+        Ok(TableAppender {
+            inner: Some(Appender::new(self.storage.clone(), base, opts)?),
+        })
+    }
+
+    /// Runs one SQL statement and collects its result. Tables are `namespace.table` (the
+    /// namespace `default` may be left out); see `docs/sql.md` for the dialect.
+    ///
+    /// Errors: [`crate::ErrorKind::InvalidInput`] for SQL that does not parse or plan;
+    /// [`crate::ErrorKind::NotFound`] for a missing table or snapshot.
+    pub async fn sql(&self, sql: &str) -> Result<QueryResult> {
+        let prepared = session::prepare(&self.storage, &self.cache, sql).await?;
+        let schema = prepared.schema();
+        let batches = prepared.collect().await?;
+        Ok(QueryResult { schema, batches })
+    }
+
+    /// Runs one SQL statement as a stream of batches (for results too large to collect).
+    pub async fn sql_stream(&self, sql: &str) -> Result<(SchemaRef, SendableRecordBatchStream)> {
+        let prepared = session::prepare(&self.storage, &self.cache, sql).await?;
+        let schema = prepared.schema();
+        Ok((schema, prepared.stream().await?))
+    }
+
+    /// The newest row of every series (the newest row of the table when it has no series key).
+    ///
+    /// Errors: [`crate::ErrorKind::InvalidInput`] for a table without a time column.
+    pub async fn latest(&self, name: &str) -> Result<QueryResult> {
+        let d = self.describe(name).await?;
+        let time = d.contract.time_column.as_deref().ok_or_else(|| {
+            Error::invalid(format!("table {}: latest needs a time column", d.ident))
+        })?;
+        let t = table_sql(&d.ident);
+        let sql = if d.contract.series_key.is_empty() {
+            format!("SELECT * FROM {t} ORDER BY {} DESC LIMIT 1", quote(time))
+        } else {
+            let keys: Vec<String> = d.contract.series_key.iter().map(|k| quote(k)).collect();
+            let keys = keys.join(", ");
+            format!(
+                "SELECT DISTINCT ON ({keys}) * FROM {t} ORDER BY {keys}, {} DESC",
+                quote(time)
+            )
+        };
+        self.sql(&sql).await
+    }
+
+    /// Size and shape of a table: rows, files, bytes, snapshots, partitions, time range, series.
+    pub async fn info(&self, name: &str) -> Result<TableInfo> {
+        let ident = TableIdent::parse(name)?;
+        let t = catalog::load(&self.storage, &ident).await?;
+        let contract = t.contract()?;
+        let md = &t.metadata;
+        let files =
+            catalog::data_files(&self.storage, &self.cache, md, md.current_snapshot_id()).await?;
+        let time_id = contract
+            .time_column
+            .as_deref()
+            .and_then(|c| md.current_schema().field_by_name(c))
+            .map(|f| f.id);
+        let mut partitions = BTreeSet::new();
+        let (mut min_t, mut max_t) = (None::<i64>, None::<i64>);
+        for f in &files {
+            partitions.insert(format!("{:?}", f.partition()));
+            if let Some(id) = time_id {
+                if let Some(PrimitiveLiteral::Long(v)) =
+                    f.lower_bounds().get(&id).map(|d| d.literal())
+                {
+                    min_t = Some(min_t.map_or(*v, |m| m.min(*v)));
+                }
+                if let Some(PrimitiveLiteral::Long(v)) =
+                    f.upper_bounds().get(&id).map(|d| d.literal())
+                {
+                    max_t = Some(max_t.map_or(*v, |m| m.max(*v)));
+                }
+            }
+        }
+        let series = if contract.series_key.is_empty() || files.is_empty() {
+            if contract.series_key.is_empty() {
+                None
+            } else {
+                Some(0)
+            }
+        } else {
+            let keys: Vec<String> = contract.series_key.iter().map(|k| quote(k)).collect();
+            let sql = format!(
+                "SELECT count(*) FROM (SELECT DISTINCT {} FROM {})",
+                keys.join(", "),
+                table_sql(&ident)
+            );
+            let r = self.sql(&sql).await?;
+            r.batches.first().and_then(|b| {
+                b.column(0)
+                    .as_any()
+                    .downcast_ref::<arrow::array::Int64Array>()
+                    .map(|a| a.value(0) as u64)
+            })
+        };
+        Ok(TableInfo {
+            table: ident.to_string(),
+            rows: files.iter().map(|f| f.record_count()).sum(),
+            data_files: files.len() as u64,
+            bytes: files.iter().map(|f| f.file_size_in_bytes()).sum(),
+            snapshots: md.snapshots().count() as u64,
+            partitions: partitions.len() as u64,
+            min_time_us: min_t,
+            max_time_us: max_t,
+            series,
+            snapshot_id: md.current_snapshot_id(),
+        })
+    }
+
+    /// A table's snapshots, oldest first.
+    pub async fn history(&self, name: &str) -> Result<Vec<SnapshotInfo>> {
+        let ident = TableIdent::parse(name)?;
+        let t = catalog::load(&self.storage, &ident).await?;
+        let md = &t.metadata;
+        let current = md.current_snapshot_id();
+        let mut out: Vec<SnapshotInfo> = md
+            .snapshots()
+            .map(|s| {
+                let p = &s.summary().additional_properties;
+                let num = |k: &str| p.get(k).and_then(|v| v.parse().ok()).unwrap_or(0);
+                SnapshotInfo {
+                    snapshot_id: s.snapshot_id(),
+                    parent_id: s.parent_snapshot_id(),
+                    timestamp_ms: s.timestamp_ms(),
+                    operation: s.summary().operation.as_str().to_string(),
+                    rows_added: num("added-records"),
+                    files_added: num("added-data-files"),
+                    batch_id: p.get(SUMMARY_BATCH_ID).cloned(),
+                    note: p.get(SUMMARY_NOTE).cloned(),
+                    is_current: Some(s.snapshot_id()) == current,
+                }
+            })
+            .collect();
+        out.sort_by_key(|s| (s.timestamp_ms, s.snapshot_id));
+        Ok(out)
+    }
+}

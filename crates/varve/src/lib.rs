@@ -1,0 +1,80 @@
+//! Varve: an open time-series lakehouse.
+//!
+//! Tables live in your own storage (a local directory, an S3-compatible bucket) as Parquet data
+//! files under Apache Iceberg v2 metadata, so any Iceberg reader can read them. Varve adds what a
+//! time-series database gives: appends that validate and sort by (series key, time), partitions by
+//! time, a commit protocol with no lock service, and a SQL dialect on DataFusion with
+//! `time_bucket`, file pruning and time travel.
+//!
+//! ```
+//! # tokio::runtime::Runtime::new().unwrap().block_on(async {
+//! use std::collections::HashMap;
+//! use std::sync::Arc;
+//! use arrow::array::{Float64Array, RecordBatch, StringArray, TimestampMicrosecondArray};
+//! use arrow::datatypes::{DataType, Field, Schema, TimeUnit};
+//! use varve::{AppendOptions, Lake, TableContract};
+//!
+//! let lake = Lake::open("memory://", &HashMap::new())?;
+//! let schema = Arc::new(Schema::new(vec![
+//!     Field::new("ts", DataType::Timestamp(TimeUnit::Microsecond, Some("UTC".into())), false),
+//!     Field::new("host", DataType::Utf8, true),
+//!     Field::new("cpu", DataType::Float64, true),
+//! ]));
+//! let contract = TableContract::time_series("ts").with_series_key(["host"]);
+//! lake.create_table("metrics.cpu", &schema, &contract).await?;
+//!
+//! let batch = RecordBatch::try_new(schema, vec![
+//!     Arc::new(TimestampMicrosecondArray::from(vec![0, 60_000_000, 0]).with_timezone("UTC")),
+//!     Arc::new(StringArray::from(vec!["a", "a", "b"])),
+//!     Arc::new(Float64Array::from(vec![0.5, 0.7, 0.2])),
+//! ])?;
+//! let report = lake.append("metrics.cpu", vec![batch], AppendOptions::default()).await?;
+//! assert_eq!(report.rows, 3);
+//!
+//! let r = lake.sql("SELECT host, max(cpu) AS peak FROM metrics.cpu GROUP BY host ORDER BY host").await?;
+//! assert_eq!(r.num_rows(), 2);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! # }).unwrap();
+//! ```
+//!
+//! # Modules (imports run one way, top to bottom)
+//!
+//! | module | owns |
+//! |---|---|
+//! | `storage` | the object store opened from a URL, conditional writes |
+//! | `format` | Iceberg metadata (schemas, manifests), the table contract in table properties |
+//! | `catalog` | tables in the lake's storage: create, drop, list, load, data files of a snapshot |
+//! | `write` | aligning and validating batches, time parsing, sorting, partitioning, Parquet |
+//! | `commit` | snapshots, put-if-absent commits, retries, idempotent batches |
+//! | `query` | the DataFusion catalog, table provider, pruning, INSERT, functions, time travel |
+//! | `lake` | the facade, [`Lake`] |
+//!
+//! `query` uses `commit` for `INSERT INTO`; nothing below `query` imports it.
+
+#![forbid(unsafe_code)]
+#![warn(
+    missing_docs,
+    missing_debug_implementations,
+    rustdoc::broken_intra_doc_links
+)]
+
+mod catalog;
+mod commit;
+mod error;
+mod format;
+mod lake;
+mod query;
+mod storage;
+mod write;
+
+pub use catalog::{TableIdent, DEFAULT_NAMESPACE};
+pub use commit::{AppendOptions, AppendReport};
+pub use error::{Error, ErrorKind, Result};
+pub use format::{Partitioning, TableContract};
+pub use lake::{Lake, QueryResult, SnapshotInfo, TableAppender, TableDescription, TableInfo};
+pub use storage::{default_lake_url, StorageKind, DEFAULT_LAKE, LAKE_ENV};
+pub use write::time::parse_time_unit;
+pub use write::TimeOptions;
+
+/// Re-exported so callers use the same Arrow as the engine.
+pub use arrow;

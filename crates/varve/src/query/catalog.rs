@@ -1,0 +1,123 @@
+//! The lake as a DataFusion catalog: one schema per namespace, one table per Varve table. Table
+//! metadata is loaded when a statement names the table, so every statement sees the newest commit.
+
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use datafusion::catalog::{CatalogProvider, SchemaProvider};
+use datafusion::datasource::TableProvider;
+use datafusion::error::Result;
+
+use crate::catalog::{self as lake_catalog, TableIdent, DEFAULT_NAMESPACE};
+use crate::error::{Error, ErrorKind};
+use crate::query::provider::{QueryEnv, VarveTable};
+use crate::query::time_travel::{split_name, AsOf};
+
+/// The lake's namespaces, listed when the session starts.
+#[derive(Debug)]
+pub(crate) struct LakeCatalog {
+    pub(crate) env: QueryEnv,
+    pub(crate) tables: Vec<TableIdent>,
+}
+
+impl CatalogProvider for LakeCatalog {
+    fn schema_names(&self) -> Vec<String> {
+        let mut names: Vec<String> = self.tables.iter().map(|t| t.namespace.clone()).collect();
+        names.push(DEFAULT_NAMESPACE.to_string());
+        names.sort();
+        names.dedup();
+        names
+    }
+
+    fn schema(&self, name: &str) -> Option<Arc<dyn SchemaProvider>> {
+        let tables: Vec<String> = self
+            .tables
+            .iter()
+            .filter(|t| t.namespace == name)
+            .map(|t| t.name.clone())
+            .collect();
+        if tables.is_empty() && name != DEFAULT_NAMESPACE {
+            return None;
+        }
+        Some(Arc::new(Namespace {
+            env: self.env.clone(),
+            namespace: name.to_string(),
+            tables,
+        }))
+    }
+}
+
+/// One namespace of the lake.
+#[derive(Debug)]
+struct Namespace {
+    env: QueryEnv,
+    namespace: String,
+    tables: Vec<String>,
+}
+
+#[async_trait]
+impl SchemaProvider for Namespace {
+    fn table_names(&self) -> Vec<String> {
+        self.tables.clone()
+    }
+
+    async fn table(&self, name: &str) -> Result<Option<Arc<dyn TableProvider>>> {
+        let (table_name, as_of) = split_name(name)?;
+        let ident = TableIdent {
+            namespace: self.namespace.clone(),
+            name: table_name.to_string(),
+        };
+        let loaded = match lake_catalog::load(&self.env.storage, &ident).await {
+            Ok(t) => t,
+            Err(e) if e.kind() == ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(e.into()),
+        };
+        let md = loaded.metadata.clone();
+        let current = md.current_snapshot_id();
+        let snapshot = match as_of {
+            None => current,
+            Some(AsOf::Snapshot(id)) => {
+                if md.snapshot_by_id(id).is_none() {
+                    return Err(Error::not_found(format!(
+                        "table {ident} has no snapshot {id} (see its history)"
+                    ))
+                    .into());
+                }
+                Some(id)
+            }
+            Some(AsOf::Time(us)) => {
+                let ms = us.div_euclid(1000);
+                let id = md
+                    .history()
+                    .iter()
+                    .filter(|l| l.timestamp_ms <= ms)
+                    .max_by_key(|l| l.timestamp_ms)
+                    .map(|l| l.snapshot_id);
+                match id {
+                    Some(id) => Some(id),
+                    None => {
+                        let when = chrono::DateTime::from_timestamp_micros(us)
+                            .map(|d| d.to_rfc3339())
+                            .unwrap_or_default();
+                        return Err(Error::not_found(format!(
+                            "table {ident} has no snapshot at or before {when}"
+                        ))
+                        .into());
+                    }
+                }
+            }
+        };
+        let is_current = as_of.is_none();
+        Ok(Some(Arc::new(VarveTable::new(
+            self.env.clone(),
+            loaded,
+            snapshot,
+            is_current,
+        )?)))
+    }
+
+    fn table_exist(&self, name: &str) -> bool {
+        let base = name.split('@').next().unwrap_or(name);
+        self.tables.iter().any(|t| t == base)
+    }
+}

@@ -1,0 +1,14 @@
+//! Query: Varve tables in DataFusion.
+//!
+//! Owns the DataFusion catalog over the lake (`catalog`), the table provider that lists a
+//! snapshot's data files from its manifests and prunes them by partition and column bounds before
+//! any data is read (`provider`), `INSERT` through the append path (`sink`), the time-series
+//! functions (`functions`), time travel in SQL (`time_travel`) and the session that runs a
+//! statement (`session`). It must not write metadata except through `commit`.
+
+pub(crate) mod catalog;
+pub(crate) mod functions;
+pub(crate) mod provider;
+pub(crate) mod session;
+pub(crate) mod sink;
+pub(crate) mod time_travel;

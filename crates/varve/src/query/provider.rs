@@ -1,0 +1,291 @@
+//! The table provider: a snapshot of a Varve table as a DataFusion table.
+//!
+//! Planning reads the snapshot's manifests (cached; they are immutable), prunes data files with
+//! DataFusion's [`PruningPredicate`] over the manifests' column bounds (the time column's bounds
+//! stand for the partition), and hands the surviving files to DataFusion's Parquet scan with the
+//! same predicate, which prunes row groups and pages by their statistics and page index.
+
+use std::collections::HashSet;
+use std::sync::{Arc, Mutex};
+
+use arrow::array::{ArrayRef, BooleanArray, UInt64Array};
+use arrow::datatypes::{DataType, SchemaRef, TimeUnit};
+use async_trait::async_trait;
+use datafusion::catalog::Session;
+use datafusion::common::pruning::PruningStatistics;
+use datafusion::common::stats::Precision;
+use datafusion::common::{Column, DFSchema, ScalarValue, Statistics};
+use datafusion::datasource::listing::PartitionedFile;
+use datafusion::datasource::physical_plan::{FileGroup, FileScanConfigBuilder, ParquetSource};
+use datafusion::datasource::source::DataSourceExec;
+use datafusion::datasource::{TableProvider, TableType};
+use datafusion::execution::object_store::ObjectStoreUrl;
+use datafusion::logical_expr::dml::InsertOp;
+use datafusion::logical_expr::utils::conjunction;
+use datafusion::logical_expr::{Expr, TableProviderFilterPushDown};
+use datafusion::physical_optimizer::pruning::PruningPredicate;
+use datafusion::physical_plan::ExecutionPlan;
+use iceberg::spec::{DataFile, Datum, PrimitiveLiteral};
+
+use crate::catalog::{self as lake_catalog, LoadedTable, ManifestCache};
+use crate::error::Error;
+use crate::format::schema;
+use crate::storage::Storage;
+
+/// The URL under which the lake's object store is registered in a session.
+pub(crate) const STORE_URL: &str = "varve://lake";
+
+/// What one scan read: shown by `EXPLAIN`.
+#[derive(Debug, Clone)]
+pub(crate) struct ScanNote {
+    pub(crate) table: String,
+    pub(crate) snapshot_id: Option<i64>,
+    pub(crate) files_total: usize,
+    pub(crate) files_read: usize,
+}
+
+/// Shared by the providers of one session.
+#[derive(Debug, Clone)]
+pub(crate) struct QueryEnv {
+    pub(crate) storage: Storage,
+    pub(crate) cache: Arc<ManifestCache>,
+    pub(crate) scans: Arc<Mutex<Vec<ScanNote>>>,
+}
+
+/// A table at one snapshot.
+#[derive(Debug)]
+pub(crate) struct VarveTable {
+    pub(crate) env: QueryEnv,
+    pub(crate) table: LoadedTable,
+    pub(crate) snapshot_id: Option<i64>,
+    /// True when reading the current snapshot (inserts are allowed).
+    pub(crate) is_current: bool,
+    pub(crate) schema: SchemaRef,
+}
+
+impl VarveTable {
+    pub(crate) fn new(
+        env: QueryEnv,
+        table: LoadedTable,
+        snapshot_id: Option<i64>,
+        is_current: bool,
+    ) -> crate::Result<Self> {
+        let md = &table.metadata;
+        let iceberg_schema = match snapshot_id
+            .and_then(|id| md.snapshot_by_id(id))
+            .and_then(|s| s.schema_id())
+        {
+            Some(sid) if !is_current => md
+                .schema_by_id(sid)
+                .cloned()
+                .unwrap_or_else(|| md.current_schema().clone()),
+            _ => md.current_schema().clone(),
+        };
+        let schema = schema::to_arrow(&iceberg_schema)?;
+        Ok(VarveTable {
+            env,
+            table,
+            snapshot_id,
+            is_current,
+            schema,
+        })
+    }
+}
+
+#[async_trait]
+impl TableProvider for VarveTable {
+    fn schema(&self) -> SchemaRef {
+        self.schema.clone()
+    }
+
+    fn table_type(&self) -> TableType {
+        TableType::Base
+    }
+
+    fn supports_filters_pushdown(
+        &self,
+        filters: &[&Expr],
+    ) -> datafusion::common::Result<Vec<TableProviderFilterPushDown>> {
+        Ok(vec![TableProviderFilterPushDown::Inexact; filters.len()])
+    }
+
+    async fn scan(
+        &self,
+        state: &dyn Session,
+        projection: Option<&Vec<usize>>,
+        filters: &[Expr],
+        limit: Option<usize>,
+    ) -> datafusion::common::Result<Arc<dyn ExecutionPlan>> {
+        let files = lake_catalog::data_files(
+            &self.env.storage,
+            &self.env.cache,
+            &self.table.metadata,
+            self.snapshot_id,
+        )
+        .await?;
+        let mut source = ParquetSource::new(self.schema.clone()).with_enable_page_index(true);
+        let mut keep = vec![true; files.len()];
+        if let Some(predicate) = conjunction(filters.to_vec()) {
+            let df_schema = DFSchema::try_from(self.schema.as_ref().clone())?;
+            let physical = state.create_physical_expr(predicate, &df_schema)?;
+            if let Ok(pruning) = PruningPredicate::try_new(physical.clone(), self.schema.clone()) {
+                let stats = FileStats {
+                    files: &files,
+                    schema: &self.schema,
+                };
+                keep = pruning.prune(&stats)?;
+            }
+            source = source.with_predicate(physical);
+        }
+        let kept: Vec<&DataFile> = files
+            .iter()
+            .zip(&keep)
+            .filter(|(_, k)| **k)
+            .map(|(f, _)| f)
+            .collect();
+        if let Ok(mut notes) = self.env.scans.lock() {
+            notes.push(ScanNote {
+                table: self.table.ident.to_string(),
+                snapshot_id: self.snapshot_id,
+                files_total: files.len(),
+                files_read: kept.len(),
+            });
+        }
+        let groups_n = state
+            .config()
+            .target_partitions()
+            .max(1)
+            .min(kept.len().max(1));
+        let mut groups: Vec<Vec<PartitionedFile>> = vec![vec![]; groups_n];
+        let mut rows = 0u64;
+        for (i, f) in kept.iter().enumerate() {
+            let path = self.env.storage.path_of(f.file_path())?;
+            rows += f.record_count();
+            groups[i % groups_n].push(PartitionedFile::new(
+                path.to_string(),
+                f.file_size_in_bytes(),
+            ));
+        }
+        let mut statistics = Statistics::new_unknown(&self.schema);
+        statistics.num_rows = Precision::Exact(rows as usize);
+        let config =
+            FileScanConfigBuilder::new(ObjectStoreUrl::parse(STORE_URL)?, Arc::new(source))
+                .with_file_groups(
+                    groups
+                        .into_iter()
+                        .filter(|g| !g.is_empty())
+                        .map(FileGroup::new)
+                        .collect(),
+                )
+                .with_projection_indices(projection.cloned())?
+                .with_limit(limit)
+                .with_statistics(statistics)
+                .build();
+        Ok(DataSourceExec::from_data_source(config))
+    }
+
+    async fn insert_into(
+        &self,
+        _state: &dyn Session,
+        input: Arc<dyn ExecutionPlan>,
+        insert_op: InsertOp,
+    ) -> datafusion::common::Result<Arc<dyn ExecutionPlan>> {
+        if !self.is_current {
+            return Err(Error::invalid("cannot insert into a past snapshot of a table").into());
+        }
+        if insert_op != InsertOp::Append {
+            return Err(Error::invalid(format!(
+                "{insert_op} is not supported; Varve tables take INSERT INTO (appends)"
+            ))
+            .into());
+        }
+        Ok(crate::query::sink::insert_plan(
+            self.env.clone(),
+            self.table.ident.clone(),
+            self.schema.clone(),
+            input,
+        ))
+    }
+}
+
+/// Per-file column statistics from the manifests, for [`PruningPredicate`].
+struct FileStats<'a> {
+    files: &'a [DataFile],
+    schema: &'a SchemaRef,
+}
+
+impl FileStats<'_> {
+    fn field(&self, column: &Column) -> Option<(i32, DataType)> {
+        let f = self.schema.field_with_name(&column.name).ok()?;
+        let id = f
+            .metadata()
+            .get(parquet::arrow::PARQUET_FIELD_ID_META_KEY)?
+            .parse()
+            .ok()?;
+        Some((id, f.data_type().clone()))
+    }
+
+    fn bounds(&self, column: &Column, lower: bool) -> Option<ArrayRef> {
+        let (id, dt) = self.field(column)?;
+        let values = self.files.iter().map(|f| {
+            let b = if lower {
+                f.lower_bounds().get(&id)
+            } else {
+                f.upper_bounds().get(&id)
+            };
+            b.and_then(|d| datum_to_scalar(d, &dt))
+                .unwrap_or_else(|| ScalarValue::try_from(&dt).unwrap_or(ScalarValue::Null))
+        });
+        ScalarValue::iter_to_array(values).ok()
+    }
+}
+
+/// An Iceberg bound as a DataFusion scalar of the column's Arrow type.
+fn datum_to_scalar(d: &Datum, dt: &DataType) -> Option<ScalarValue> {
+    Some(match (d.literal(), dt) {
+        (PrimitiveLiteral::Boolean(v), DataType::Boolean) => ScalarValue::Boolean(Some(*v)),
+        (PrimitiveLiteral::Int(v), DataType::Int32) => ScalarValue::Int32(Some(*v)),
+        (PrimitiveLiteral::Int(v), DataType::Date32) => ScalarValue::Date32(Some(*v)),
+        (PrimitiveLiteral::Long(v), DataType::Int64) => ScalarValue::Int64(Some(*v)),
+        (PrimitiveLiteral::Long(v), DataType::Timestamp(TimeUnit::Microsecond, tz)) => {
+            ScalarValue::TimestampMicrosecond(Some(*v), tz.clone())
+        }
+        (PrimitiveLiteral::Float(v), DataType::Float32) => ScalarValue::Float32(Some(v.0)),
+        (PrimitiveLiteral::Double(v), DataType::Float64) => ScalarValue::Float64(Some(v.0)),
+        (PrimitiveLiteral::String(v), DataType::Utf8) => ScalarValue::Utf8(Some(v.clone())),
+        _ => return None,
+    })
+}
+
+impl PruningStatistics for FileStats<'_> {
+    fn min_values(&self, column: &Column) -> Option<ArrayRef> {
+        self.bounds(column, true)
+    }
+
+    fn max_values(&self, column: &Column) -> Option<ArrayRef> {
+        self.bounds(column, false)
+    }
+
+    fn num_containers(&self) -> usize {
+        self.files.len()
+    }
+
+    fn null_counts(&self, column: &Column) -> Option<ArrayRef> {
+        let (id, _) = self.field(column)?;
+        let v: UInt64Array = self
+            .files
+            .iter()
+            .map(|f| f.null_value_counts().get(&id).copied())
+            .collect();
+        Some(Arc::new(v))
+    }
+
+    fn row_counts(&self) -> Option<ArrayRef> {
+        let v: UInt64Array = self.files.iter().map(|f| Some(f.record_count())).collect();
+        Some(Arc::new(v))
+    }
+
+    fn contained(&self, _column: &Column, _values: &HashSet<ScalarValue>) -> Option<BooleanArray> {
+        None
+    }
+}

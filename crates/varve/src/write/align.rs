@@ -1,0 +1,221 @@
+//! Aligning input batches to a table's schema.
+//!
+//! Columns are matched by name. A column the table lacks is reported by [`new_columns`] so that
+//! `commit` can evolve the schema first; a table column the input lacks is filled with nulls when
+//! it is nullable. Values are cast to the table's types only when no value changes: every cast is
+//! checked, and the first value that would be lost is reported with its column, row and text
+//! ("column velocity, row 17: 'fast' is not a float64"). Nothing here is ever silently nulled.
+
+use arrow::array::{new_null_array, Array, ArrayRef, RecordBatch};
+use arrow::compute::kernels::cmp::distinct;
+use arrow::compute::{cast_with_options, CastOptions};
+use arrow::datatypes::{DataType, SchemaRef};
+use arrow::util::display::array_value_to_string;
+
+use crate::error::{Error, Result};
+use crate::format::schema::{arrow_type, iceberg_type};
+use crate::write::time::{to_utc_micros, TimeOptions};
+
+/// Input columns the table does not have, with the Arrow type they will be stored as.
+///
+/// Errors: [`crate::ErrorKind::SchemaMismatch`] for a column of a type Varve cannot store.
+pub(crate) fn new_columns(
+    table: &SchemaRef,
+    input: &arrow::datatypes::Schema,
+) -> Result<Vec<(String, DataType)>> {
+    let mut out = Vec::new();
+    for (i, f) in input.fields().iter().enumerate() {
+        if f.name().is_empty() {
+            return Err(Error::schema(format!(
+                "column {}: a column needs a name",
+                i + 1
+            )));
+        }
+        if table.field_with_name(f.name()).is_err() {
+            out.push((
+                f.name().clone(),
+                arrow_type(&iceberg_type(f.name(), f.data_type())?)?,
+            ));
+        }
+    }
+    Ok(out)
+}
+
+/// The batch in the table's column order and types; `row_offset` is the number of input rows
+/// before this batch (for row numbers in errors). Returns the batch and the number of time values
+/// truncated to µs.
+pub(crate) fn align(
+    batch: &RecordBatch,
+    table: &SchemaRef,
+    time_column: Option<&str>,
+    time: &TimeOptions,
+    row_offset: u64,
+) -> Result<(RecordBatch, u64)> {
+    let mut columns = Vec::with_capacity(table.fields().len());
+    let mut truncated = 0;
+    for field in table.fields() {
+        let name = field.name();
+        let input = batch.column_by_name(name);
+        let col = match input {
+            None if Some(name.as_str()) == time_column => {
+                return Err(Error::schema(format!(
+                    "the time column {name} is missing from the input"
+                )))
+            }
+            None if field.is_nullable() => new_null_array(field.data_type(), batch.num_rows()),
+            None => {
+                return Err(Error::schema(format!(
+                    "column {name} is required and missing from the input"
+                )))
+            }
+            Some(a) if Some(name.as_str()) == time_column => {
+                let t = to_utc_micros(a, name, row_offset, time)?;
+                truncated += t.truncated;
+                t.values
+            }
+            Some(a) => cast_checked(a, field.data_type(), name, row_offset)?,
+        };
+        if !field.is_nullable() && col.null_count() > 0 {
+            let i = (0..col.len()).find(|&i| col.is_null(i)).unwrap_or(0);
+            return Err(Error::invalid(format!(
+                "column {name}, row {}: null in a required column",
+                row_offset + i as u64 + 1
+            )));
+        }
+        columns.push(col);
+    }
+    let out = RecordBatch::try_new(table.clone(), columns)?;
+    Ok((out, truncated))
+}
+
+fn type_name(dt: &DataType) -> String {
+    match dt {
+        DataType::Int32 => "int32".into(),
+        DataType::Int64 => "int64".into(),
+        DataType::Float32 => "float32".into(),
+        DataType::Float64 => "float64".into(),
+        DataType::Utf8 => "string".into(),
+        DataType::Boolean => "boolean".into(),
+        DataType::Date32 => "date".into(),
+        DataType::Timestamp(_, None) => "timestamp".into(),
+        DataType::Timestamp(_, Some(_)) => "timestamp with time zone".into(),
+        other => other.to_string(),
+    }
+}
+
+fn is_numeric(dt: &DataType) -> bool {
+    dt.is_numeric()
+}
+
+/// Casts `array` to `to`, failing on the first value that would change.
+///
+/// Errors: [`crate::ErrorKind::InvalidInput`] naming column, row and value for a value that does
+/// not convert; [`crate::ErrorKind::SchemaMismatch`] for a pair of types that never convert.
+pub(crate) fn cast_checked(
+    array: &ArrayRef,
+    to: &DataType,
+    column: &str,
+    row_offset: u64,
+) -> Result<ArrayRef> {
+    let from = array.data_type();
+    if from == to {
+        return Ok(array.clone());
+    }
+    if from == &DataType::Null {
+        return Ok(new_null_array(to, array.len()));
+    }
+    let from_text = matches!(
+        from,
+        DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View
+    );
+    let never = (is_numeric(to) && !(is_numeric(from) || from_text))
+        || (matches!(to, DataType::Timestamp(..) | DataType::Date32)
+            && !(from_text
+                || matches!(
+                    from,
+                    DataType::Timestamp(..) | DataType::Date32 | DataType::Date64
+                )))
+        || (to == &DataType::Boolean && !(from_text || from == &DataType::Boolean));
+    if never {
+        return Err(Error::schema(format!(
+            "column {column}: cannot store {} values in a {} column",
+            type_name(from),
+            type_name(to)
+        )));
+    }
+    let out = cast_with_options(
+        array,
+        to,
+        &CastOptions {
+            safe: true,
+            ..Default::default()
+        },
+    )
+    .map_err(|e| {
+        Error::schema(format!(
+            "column {column}: cannot store {} values in a {} column ({e})",
+            type_name(from),
+            type_name(to)
+        ))
+    })?;
+    let row = |i: usize| row_offset + i as u64 + 1;
+    // A value that became null did not convert.
+    if out.null_count() > array.null_count() {
+        if let Some(i) = (0..array.len()).find(|&i| array.is_valid(i) && out.is_null(i)) {
+            let v = array_value_to_string(array, i).unwrap_or_default();
+            return Err(Error::invalid(format!(
+                "column {column}, row {}: '{v}' is not a {}",
+                row(i),
+                type_name(to)
+            )));
+        }
+    }
+    // Between numbers and times, a value must survive the round trip unchanged.
+    if !from_text && from.is_primitive() && to.is_primitive() {
+        let back = cast_with_options(
+            &out,
+            from,
+            &CastOptions {
+                safe: true,
+                ..Default::default()
+            },
+        )?;
+        let changed = distinct(array, &back)?;
+        if let Some(i) = (0..changed.len()).find(|&i| changed.is_valid(i) && changed.value(i)) {
+            let v = array_value_to_string(array, i).unwrap_or_default();
+            return Err(Error::invalid(format!(
+                "column {column}, row {}: {v} cannot be stored as {} without loss",
+                row(i),
+                type_name(to)
+            )));
+        }
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::Arc;
+
+    use arrow::array::{Float64Array, Int64Array, StringArray};
+
+    #[test]
+    fn a_word_in_a_number_column_names_row_and_value() {
+        let a: ArrayRef = Arc::new(StringArray::from(vec![Some("1.5"), None, Some("fast")]));
+        let e = cast_checked(&a, &DataType::Float64, "velocity", 14).unwrap_err();
+        assert_eq!(
+            e.message(),
+            "column velocity, row 17: 'fast' is not a float64"
+        );
+    }
+
+    #[test]
+    fn fractions_do_not_become_integers() {
+        let a: ArrayRef = Arc::new(Float64Array::from(vec![1.0, 2.5]));
+        let e = cast_checked(&a, &DataType::Int64, "n", 0).unwrap_err();
+        assert!(e.message().contains("row 2: 2.5"), "{e}");
+        let ok: ArrayRef = Arc::new(Int64Array::from(vec![1, 2]));
+        assert!(cast_checked(&ok, &DataType::Float64, "n", 0).is_ok());
+    }
+}

@@ -1,0 +1,372 @@
+//! Time values: converting the caller's time column to Iceberg `timestamptz` (µs since the epoch,
+//! UTC).
+//!
+//! Rules: values that carry a zone or offset are absolute; naive timestamps, dates and zone-less
+//! strings are read in [`TimeOptions::timezone`] (UTC by default); numbers are epoch offsets in
+//! [`TimeOptions::unit`]. The hour `24:00` (ISO 8601 end of day) is read as `00:00` of the next day.
+//! Nanoseconds are truncated to µs (Iceberg v2 has no ns type) and the truncations are counted.
+
+use std::str::FromStr;
+use std::sync::Arc;
+
+use arrow::array::timezone::Tz;
+use arrow::array::{Array, ArrayRef, AsArray, TimestampMicrosecondArray};
+use arrow::compute::{cast_with_options, CastOptions};
+use arrow::datatypes::{DataType, TimeUnit};
+use chrono::{DateTime, NaiveDate, NaiveDateTime, TimeZone};
+
+use crate::error::{Error, Result};
+use crate::format::schema::UTC;
+
+/// How to read the time column of an input.
+#[derive(Debug, Clone, Default)]
+pub struct TimeOptions {
+    /// Zone for naive timestamps, dates and zone-less strings: an IANA name (`Europe/Paris`) or an
+    /// offset (`-05:00`). `None` means UTC.
+    pub timezone: Option<String>,
+    /// A strftime format for string times, e.g. `%d/%m/%Y %H:%M`. `None` accepts RFC 3339 and
+    /// `YYYY-MM-DD[ HH:MM[:SS[.f]]]`.
+    pub format: Option<String>,
+    /// The unit of numeric times (seconds, ms, µs or ns since 1970-01-01 UTC, or since
+    /// [`TimeOptions::origin`]).
+    pub unit: Option<TimeUnit>,
+    /// When set, times are durations elapsed since this instant (µs since the epoch, UTC): numbers
+    /// in [`TimeOptions::unit`], or strings such as `0 days 00:00:01`, `00:01:30.5` or `90s`.
+    pub origin: Option<i64>,
+}
+
+/// Parses a time unit name: `s`, `ms`, `us` (or `µs`), `ns`.
+///
+/// Errors: [`crate::ErrorKind::InvalidInput`] for anything else.
+pub fn parse_time_unit(s: &str) -> Result<TimeUnit> {
+    match s {
+        "s" | "sec" | "seconds" => Ok(TimeUnit::Second),
+        "ms" | "millis" | "milliseconds" => Ok(TimeUnit::Millisecond),
+        "us" | "µs" | "micros" | "microseconds" => Ok(TimeUnit::Microsecond),
+        "ns" | "nanos" | "nanoseconds" => Ok(TimeUnit::Nanosecond),
+        other => Err(Error::invalid(format!(
+            "time unit {other:?}: expected s, ms, us or ns"
+        ))),
+    }
+}
+
+pub(crate) fn parse_tz(s: Option<&str>) -> Result<Option<Tz>> {
+    match s {
+        None => Ok(None),
+        Some(z) if z.eq_ignore_ascii_case("utc") || z == "Z" || z == "+00:00" => Ok(None),
+        Some(z) => Tz::from_str(z)
+            .map(Some)
+            .map_err(|_| Error::invalid(format!("time zone {z:?}: expected an IANA name such as America/New_York or an offset such as -05:00"))),
+    }
+}
+
+fn micros_per(unit: TimeUnit) -> (i64, i64) {
+    // (multiply, divide) to get µs.
+    match unit {
+        TimeUnit::Second => (1_000_000, 1),
+        TimeUnit::Millisecond => (1_000, 1),
+        TimeUnit::Microsecond => (1, 1),
+        TimeUnit::Nanosecond => (1, 1_000),
+    }
+}
+
+/// The converted time column and how many values lost sub-µs precision.
+pub(crate) struct TimeColumn {
+    pub(crate) values: ArrayRef,
+    pub(crate) truncated: u64,
+}
+
+/// Converts `array` (column `name`, whose first row is input row `row_offset + 1`) to µs UTC.
+///
+/// Errors: [`crate::ErrorKind::InvalidInput`] naming the column, row and value for a null or
+/// unparsable time; [`crate::ErrorKind::SchemaMismatch`] for a type that cannot hold a time.
+pub(crate) fn to_utc_micros(
+    array: &ArrayRef,
+    name: &str,
+    row_offset: u64,
+    opts: &TimeOptions,
+) -> Result<TimeColumn> {
+    let tz = parse_tz(opts.timezone.as_deref())?;
+    let row = |i: usize| row_offset + i as u64 + 1;
+    if let Some(i) = (0..array.len()).find(|&i| array.is_null(i)) {
+        return Err(Error::invalid(format!(
+            "column {name}, row {}: the time is null (the time column may not hold nulls)",
+            row(i)
+        )));
+    }
+    let mut truncated = 0u64;
+    if let Some(origin) = opts.origin {
+        return elapsed_since(array, name, origin, opts, row).map(|values| TimeColumn {
+            values: Arc::new(TimestampMicrosecondArray::from(values).with_timezone(UTC)),
+            truncated: 0,
+        });
+    }
+    let values: Vec<i64> = match array.data_type() {
+        DataType::Timestamp(unit, zone) => {
+            let raw = cast_with_options(array, &DataType::Int64, &CastOptions::default())?;
+            let raw = raw.as_primitive::<arrow::datatypes::Int64Type>();
+            let (mul, div) = micros_per(*unit);
+            let mut out = Vec::with_capacity(raw.len());
+            for v in raw.values().iter() {
+                if div > 1 && v % div != 0 {
+                    truncated += 1;
+                }
+                out.push(v.div_euclid(div).checked_mul(mul).ok_or_else(|| Error::invalid(format!("column {name}: time {v} is out of range")))?);
+            }
+            match (zone, &tz) {
+                (None, Some(z)) => localize(&out, z, name, row)?,
+                _ => out,
+            }
+        }
+        DataType::Date32 | DataType::Date64 => {
+            let d = cast_with_options(array, &DataType::Date32, &CastOptions::default())?;
+            let days: Vec<i64> =
+                d.as_primitive::<arrow::datatypes::Date32Type>().values().iter().map(|d| *d as i64 * 86_400_000_000).collect();
+            match &tz {
+                Some(z) => localize(&days, z, name, row)?,
+                None => days,
+            }
+        }
+        DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View => {
+            let s = cast_with_options(array, &DataType::Utf8, &CastOptions::default())?;
+            let s = s.as_string::<i32>();
+            let mut out = Vec::with_capacity(s.len());
+            for i in 0..s.len() {
+                let text = s.value(i).trim();
+                let v = parse_time_str(text, opts.format.as_deref(), tz.as_ref()).ok_or_else(|| {
+                    let expected = match &opts.format {
+                        Some(f) => format!("expected format {f}"),
+                        None => "expected RFC 3339 or YYYY-MM-DD HH:MM:SS; give --time-format".to_string(),
+                    };
+                    Error::invalid(format!("column {name}, row {}: '{text}' is not a time ({expected})", row(i)))
+                })?;
+                out.push(v);
+            }
+            out
+        }
+        dt if dt.is_integer() || dt.is_floating() => {
+            let unit = opts.unit.ok_or_else(|| {
+                Error::invalid(format!(
+                    "column {name}: numeric times need a unit (give the time unit: s, ms, us or ns)"
+                ))
+            })?;
+            let f = cast_with_options(array, &DataType::Float64, &CastOptions::default())?;
+            let f = f.as_primitive::<arrow::datatypes::Float64Type>();
+            let (mul, div) = micros_per(unit);
+            f.values()
+                .iter()
+                .map(|v| {
+                    let us = v * mul as f64 / div as f64;
+                    if us.fract() != 0.0 {
+                        truncated += 1;
+                    }
+                    us.floor() as i64
+                })
+                .collect()
+        }
+        other => {
+            return Err(Error::schema(format!(
+                "column {name}: values of type {other} cannot be times (use timestamps, dates, strings or numbers)"
+            )))
+        }
+    };
+    let values: ArrayRef = Arc::new(TimestampMicrosecondArray::from(values).with_timezone(UTC));
+    Ok(TimeColumn { values, truncated })
+}
+
+fn elapsed_since(
+    array: &ArrayRef,
+    name: &str,
+    origin: i64,
+    opts: &TimeOptions,
+    row: impl Fn(usize) -> u64,
+) -> Result<Vec<i64>> {
+    match array.data_type() {
+        DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View => {
+            let s = cast_with_options(array, &DataType::Utf8, &CastOptions::default())?;
+            let s = s.as_string::<i32>();
+            (0..s.len())
+                .map(|i| {
+                    let text = s.value(i).trim();
+                    parse_duration(text).map(|d| origin + d).ok_or_else(|| {
+                        Error::invalid(format!(
+                            "column {name}, row {}: '{text}' is not an elapsed time (expected e.g. '0 days 00:00:01' or '00:01:30')",
+                            row(i)
+                        ))
+                    })
+                })
+                .collect()
+        }
+        dt if dt.is_integer() || dt.is_floating() => {
+            let unit = opts.unit.unwrap_or(TimeUnit::Second);
+            let f = cast_with_options(array, &DataType::Float64, &CastOptions::default())?;
+            let (mul, div) = micros_per(unit);
+            Ok(f.as_primitive::<arrow::datatypes::Float64Type>()
+                .values()
+                .iter()
+                .map(|v| origin + (v * mul as f64 / div as f64) as i64)
+                .collect())
+        }
+        other => Err(Error::schema(format!(
+            "column {name}: values of type {other} cannot be elapsed times"
+        ))),
+    }
+}
+
+/// Parses an elapsed time to µs: `[D days ]HH:MM:SS[.f]`, `MM:SS`, or a number with a unit suffix
+/// (`90s`, `1500ms`).
+pub(crate) fn parse_duration(text: &str) -> Option<i64> {
+    let (days, rest) = match text
+        .split_once(" days ")
+        .or_else(|| text.split_once(" day "))
+    {
+        Some((d, r)) => (d.trim().parse::<i64>().ok()?, r.trim()),
+        None => (0, text),
+    };
+    let parts: Vec<&str> = rest.split(':').collect();
+    let secs: f64 = match parts.as_slice() {
+        [h, m, s] => {
+            h.parse::<f64>().ok()? * 3600.0
+                + m.parse::<f64>().ok()? * 60.0
+                + s.parse::<f64>().ok()?
+        }
+        [m, s] => m.parse::<f64>().ok()? * 60.0 + s.parse::<f64>().ok()?,
+        [one] => {
+            let (num, scale) = if let Some(n) = one.strip_suffix("ms") {
+                (n, 1e-3)
+            } else if let Some(n) = one.strip_suffix("us") {
+                (n, 1e-6)
+            } else if let Some(n) = one.strip_suffix('s') {
+                (n, 1.0)
+            } else {
+                return None;
+            };
+            num.trim().parse::<f64>().ok()? * scale
+        }
+        _ => return None,
+    };
+    Some(days * 86_400_000_000 + (secs * 1e6).round() as i64)
+}
+
+fn localize(values: &[i64], tz: &Tz, name: &str, row: impl Fn(usize) -> u64) -> Result<Vec<i64>> {
+    values
+        .iter()
+        .enumerate()
+        .map(|(i, v)| {
+            let naive = DateTime::from_timestamp_micros(*v)
+                .map(|d| d.naive_utc())
+                .ok_or_else(|| {
+                    Error::invalid(format!("column {name}, row {}: time out of range", row(i)))
+                })?;
+            local_to_utc(&naive, tz).ok_or_else(|| {
+                Error::invalid(format!(
+                    "column {name}, row {}: {naive} does not exist in time zone {tz}",
+                    row(i)
+                ))
+            })
+        })
+        .collect()
+}
+
+fn local_to_utc(naive: &NaiveDateTime, tz: &Tz) -> Option<i64> {
+    tz.from_local_datetime(naive)
+        .earliest()
+        .map(|d| d.timestamp_micros())
+}
+
+fn naive_to_micros(naive: &NaiveDateTime, tz: Option<&Tz>) -> Option<i64> {
+    match tz {
+        Some(z) => local_to_utc(naive, z),
+        None => Some(naive.and_utc().timestamp_micros()),
+    }
+}
+
+/// Parses one time string to µs UTC, or `None`.
+pub(crate) fn parse_time_str(text: &str, format: Option<&str>, tz: Option<&Tz>) -> Option<i64> {
+    if let Some(v) = parse_time_str_once(text, format, tz) {
+        return Some(v);
+    }
+    // ISO 8601 allows 24:00 for the end of a day: read it as 00:00 of the next day.
+    if text.contains("24:00") {
+        let fixed = text.replacen("24:00", "00:00", 1);
+        return parse_time_str_once(&fixed, format, tz).map(|v| v + 86_400_000_000);
+    }
+    None
+}
+
+fn parse_time_str_once(text: &str, format: Option<&str>, tz: Option<&Tz>) -> Option<i64> {
+    match format {
+        Some(f) => {
+            if f.contains("%z")
+                || f.contains("%:z")
+                || f.contains("%Z")
+                || f.contains("%+")
+                || f.contains("%s")
+            {
+                if let Ok(d) = DateTime::parse_from_str(text, f) {
+                    return Some(d.timestamp_micros());
+                }
+            }
+            if let Ok(n) = NaiveDateTime::parse_from_str(text, f) {
+                return naive_to_micros(&n, tz);
+            }
+            NaiveDate::parse_from_str(text, f)
+                .ok()
+                .and_then(|d| naive_to_micros(&d.and_hms_opt(0, 0, 0)?, tz))
+        }
+        None => {
+            if let Ok(d) = DateTime::parse_from_rfc3339(text) {
+                return Some(d.timestamp_micros());
+            }
+            for f in [
+                "%Y-%m-%d %H:%M:%S%.f",
+                "%Y-%m-%dT%H:%M:%S%.f",
+                "%Y-%m-%d %H:%M",
+                "%Y-%m-%dT%H:%M",
+            ] {
+                if let Ok(n) = NaiveDateTime::parse_from_str(text, f) {
+                    return naive_to_micros(&n, tz);
+                }
+            }
+            for f in [
+                "%Y-%m-%d %H:%M:%S%.f%#z",
+                "%Y-%m-%dT%H:%M:%S%.f%#z",
+                "%Y-%m-%d %H:%M:%S%.f %#z",
+            ] {
+                if let Ok(d) = DateTime::parse_from_str(text, f) {
+                    return Some(d.timestamp_micros());
+                }
+            }
+            NaiveDate::parse_from_str(text, "%Y-%m-%d")
+                .ok()
+                .and_then(|d| naive_to_micros(&d.and_hms_opt(0, 0, 0)?, tz))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn end_of_day_is_next_midnight() {
+        let a = parse_time_str("01/01/1988 24:00", Some("%m/%d/%Y %H:%M"), None).unwrap();
+        let b = parse_time_str("01/02/1988 00:00", Some("%m/%d/%Y %H:%M"), None).unwrap();
+        assert_eq!(a, b);
+    }
+
+    #[test]
+    fn elapsed_times_parse() {
+        assert_eq!(parse_duration("0 days 00:00:01"), Some(1_000_000));
+        assert_eq!(parse_duration("1 days 01:00:00.5"), Some(90_000_500_000));
+        assert_eq!(parse_duration("fast"), None);
+    }
+
+    #[test]
+    fn naive_strings_use_the_zone_and_offsets_win() {
+        let tz = parse_tz(Some("-05:00")).unwrap();
+        let a = parse_time_str("2020-01-01 00:00:00", None, tz.as_ref()).unwrap();
+        let b = parse_time_str("2020-01-01T05:00:00Z", None, tz.as_ref()).unwrap();
+        assert_eq!(a, b);
+    }
+}
