@@ -121,6 +121,7 @@ pub(crate) fn rewrite(sql: &str) -> Result<Option<String>> {
             )),
         };
         let p = prev.unwrap_or(0);
+        out.truncate(p + 1);
         if let Token::Word(w) = &out[p] {
             let name = format!("{}@{suffix}", w.value);
             out[p] = Token::Word(Word {

@@ -163,10 +163,14 @@ pub(crate) fn cast_checked(
     if out.null_count() > array.null_count() {
         if let Some(i) = (0..array.len()).find(|&i| array.is_valid(i) && out.is_null(i)) {
             let v = array_value_to_string(array, i).unwrap_or_default();
+            let text = if from_text {
+                format!("'{v}' is not a {}", type_name(to))
+            } else {
+                format!("{v} cannot be stored as {} without loss", type_name(to))
+            };
             return Err(Error::invalid(format!(
-                "column {column}, row {}: '{v}' is not a {}",
-                row(i),
-                type_name(to)
+                "column {column}, row {}: {text}",
+                row(i)
             )));
         }
     }

@@ -1,0 +1,416 @@
+//! Test support shared by Varve's crates: the storage backends a contract test runs against (local
+//! disk, an S3 bucket on a real S3-compatible server, memory), and DuckDB and PyIceberg as
+//! independent readers of the tables Varve writes.
+//!
+//! Python tools come from the venv `scripts/setup-python` makes: `$VARVE_PYTHON` and
+//! `$VARVE_MOTO_SERVER`, by default under `~/.cache/varve-venv`. A missing tool fails the test
+//! with a message saying how to install it; nothing is skipped.
+
+use std::collections::HashMap;
+use std::net::TcpListener;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use arrow::array::{Array, ArrayRef, RecordBatch};
+use arrow::compute::cast;
+use arrow::datatypes::{DataType, TimeUnit};
+use arrow::util::display::array_value_to_string;
+
+/// Access key used with the test S3 server (any value works with moto).
+pub const S3_KEY: &str = "testing";
+/// Secret used with the test S3 server.
+pub const S3_SECRET: &str = "testing";
+/// Region used with the test S3 server.
+pub const S3_REGION: &str = "us-east-1";
+
+fn venv() -> PathBuf {
+    let home = std::env::var("HOME").unwrap_or_else(|_| "/root".into());
+    std::env::var("VARVE_VENV")
+        .map(PathBuf::from)
+        .unwrap_or_else(|_| Path::new(&home).join(".cache/varve-venv"))
+}
+
+/// The venv's Python interpreter.
+pub fn python() -> PathBuf {
+    let p = std::env::var("VARVE_PYTHON")
+        .map(PathBuf::from)
+        .unwrap_or_else(|_| venv().join("bin/python"));
+    assert!(
+        p.exists(),
+        "{} is missing: run scripts/setup-python (or scripts/test) first",
+        p.display()
+    );
+    p
+}
+
+fn moto_binary() -> PathBuf {
+    let p = std::env::var("VARVE_MOTO_SERVER")
+        .map(PathBuf::from)
+        .unwrap_or_else(|_| venv().join("bin/moto_server"));
+    assert!(
+        p.exists(),
+        "{} is missing: run scripts/setup-python (or scripts/test) first",
+        p.display()
+    );
+    p
+}
+
+/// The repository root.
+pub fn repo_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .canonicalize()
+        .expect("repo root")
+}
+
+/// A real data file from `examples/data/`.
+pub fn data_file(name: &str) -> PathBuf {
+    repo_root().join("examples/data").join(name)
+}
+
+/// A free TCP port on 127.0.0.1.
+pub fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .expect("free port")
+}
+
+/// A moto S3 server on 127.0.0.1, stopped when dropped.
+#[derive(Debug)]
+pub struct S3Server {
+    child: Child,
+    /// `http://127.0.0.1:<port>`.
+    pub endpoint: String,
+    /// `127.0.0.1:<port>`.
+    pub host_port: String,
+}
+
+impl S3Server {
+    /// Starts the server and waits until it answers.
+    pub fn start() -> S3Server {
+        let port = free_port();
+        let child = Command::new(moto_binary())
+            .args(["-H", "127.0.0.1", "-p", &port.to_string()])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("start moto_server");
+        let host_port = format!("127.0.0.1:{port}");
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while std::net::TcpStream::connect(&host_port).is_err() {
+            assert!(
+                Instant::now() < deadline,
+                "moto_server did not start on {host_port}"
+            );
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        S3Server {
+            child,
+            endpoint: format!("http://{host_port}"),
+            host_port,
+        }
+    }
+
+    /// Creates a bucket.
+    pub fn create_bucket(&self, bucket: &str) {
+        let code = format!(
+            "import boto3; boto3.client('s3', endpoint_url='{}', aws_access_key_id='{S3_KEY}', \
+             aws_secret_access_key='{S3_SECRET}', region_name='{S3_REGION}').create_bucket(Bucket='{bucket}')",
+            self.endpoint
+        );
+        let out = Command::new(python())
+            .args(["-c", &code])
+            .output()
+            .expect("run python");
+        assert!(
+            out.status.success(),
+            "create bucket: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+
+    /// Storage options for a lake in this server.
+    pub fn options(&self) -> HashMap<String, String> {
+        HashMap::from([
+            ("endpoint".to_string(), self.endpoint.clone()),
+            ("access_key_id".to_string(), S3_KEY.to_string()),
+            ("secret_access_key".to_string(), S3_SECRET.to_string()),
+            ("region".to_string(), S3_REGION.to_string()),
+            ("allow_http".to_string(), "true".to_string()),
+        ])
+    }
+}
+
+impl Drop for S3Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Where a test lake lives.
+#[derive(Debug)]
+pub enum Backend {
+    /// A fresh local directory.
+    Local(tempfile::TempDir),
+    /// A fresh bucket on a moto server.
+    S3 {
+        /// The server.
+        server: S3Server,
+        /// The bucket.
+        bucket: String,
+    },
+    /// Process memory.
+    Memory,
+}
+
+impl Backend {
+    /// A lake in a new temporary directory.
+    pub fn local() -> Backend {
+        Backend::Local(tempfile::tempdir().expect("tempdir"))
+    }
+
+    /// A lake in a new bucket on a new S3 server.
+    pub fn s3() -> Backend {
+        let server = S3Server::start();
+        let bucket = "lake".to_string();
+        server.create_bucket(&bucket);
+        Backend::S3 { server, bucket }
+    }
+
+    /// The lake URL.
+    pub fn url(&self) -> String {
+        match self {
+            Backend::Local(d) => d.path().join("lake").display().to_string(),
+            Backend::S3 { bucket, .. } => format!("s3://{bucket}/warehouse"),
+            Backend::Memory => "memory://".to_string(),
+        }
+    }
+
+    /// Storage options for the lake.
+    pub fn options(&self) -> HashMap<String, String> {
+        match self {
+            Backend::S3 { server, .. } => server.options(),
+            _ => HashMap::new(),
+        }
+    }
+
+    /// `--storage-option` arguments for the CLI.
+    pub fn cli_args(&self) -> Vec<String> {
+        let mut v = vec!["--lake".to_string(), self.url()];
+        for (k, val) in self.options() {
+            v.push("--storage-option".into());
+            v.push(format!("{k}={val}"));
+        }
+        v
+    }
+
+    /// Opens the lake.
+    pub fn open(&self) -> varve::Lake {
+        varve::Lake::open(&self.url(), &self.options()).expect("open lake")
+    }
+
+    /// The location of a table as DuckDB and PyIceberg address it.
+    pub fn table_location(&self, namespace: &str, table: &str) -> String {
+        match self {
+            Backend::Local(d) => d
+                .path()
+                .join("lake")
+                .join(namespace)
+                .join(table)
+                .display()
+                .to_string(),
+            Backend::S3 { bucket, .. } => format!("s3://{bucket}/warehouse/{namespace}/{table}"),
+            Backend::Memory => panic!("memory lakes cannot be read by other engines"),
+        }
+    }
+
+    fn s3_args(&self, with_scheme: bool) -> Vec<String> {
+        match self {
+            Backend::S3 { server, .. } => vec![
+                "--s3-endpoint".into(),
+                if with_scheme {
+                    server.endpoint.clone()
+                } else {
+                    server.host_port.clone()
+                },
+                "--s3-key".into(),
+                S3_KEY.into(),
+                "--s3-secret".into(),
+                S3_SECRET.into(),
+                "--s3-region".into(),
+                S3_REGION.into(),
+            ],
+            _ => vec![],
+        }
+    }
+}
+
+fn run_script(script: &str, args: &[String]) -> Vec<RecordBatch> {
+    let out_dir = tempfile::tempdir().expect("tempdir");
+    let out = out_dir.path().join("result.parquet");
+    let path = repo_root().join("tests/py").join(script);
+    let o = Command::new(python())
+        .arg(&path)
+        .args(args)
+        .arg("--out")
+        .arg(&out)
+        .output()
+        .expect("run python");
+    assert!(
+        o.status.success(),
+        "{script} failed: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    read_parquet(&out)
+}
+
+/// Reads a Parquet file into batches.
+pub fn read_parquet(path: &Path) -> Vec<RecordBatch> {
+    let f = std::fs::File::open(path).expect("open parquet");
+    parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(f)
+        .expect("parquet")
+        .build()
+        .expect("reader")
+        .collect::<Result<Vec<_>, _>>()
+        .expect("batches")
+}
+
+/// Runs `sql` in a fresh DuckDB (with the iceberg extension, and S3 access to `backend`).
+pub fn duckdb(sql: &str, backend: Option<&Backend>) -> Vec<RecordBatch> {
+    let mut args = vec!["--sql".to_string(), sql.to_string()];
+    if let Some(b) = backend {
+        args.extend(b.s3_args(false));
+    }
+    run_script("duckdb_sql.py", &args)
+}
+
+/// DuckDB's `iceberg_scan` of a whole table.
+pub fn duckdb_scan(backend: &Backend, namespace: &str, table: &str) -> Vec<RecordBatch> {
+    let loc = backend.table_location(namespace, table);
+    duckdb(
+        &format!("SELECT * FROM iceberg_scan('{loc}')"),
+        Some(backend),
+    )
+}
+
+/// PyIceberg's `StaticTable` scan of a table at its metadata version `version`.
+pub fn pyiceberg_scan(
+    backend: &Backend,
+    namespace: &str,
+    table: &str,
+    version: u64,
+) -> Vec<RecordBatch> {
+    let loc = format!(
+        "{}/metadata/v{version}.metadata.json",
+        backend.table_location(namespace, table)
+    );
+    let mut args = vec!["--metadata".to_string(), loc];
+    args.extend(backend.s3_args(true));
+    run_script("pyiceberg_scan.py", &args)
+}
+
+fn normalise(a: &ArrayRef) -> ArrayRef {
+    match a.data_type() {
+        DataType::Timestamp(_, _) => {
+            let us = cast(a, &DataType::Timestamp(TimeUnit::Microsecond, None)).expect("cast ts");
+            cast(&us, &DataType::Int64).expect("cast int")
+        }
+        DataType::LargeUtf8 | DataType::Utf8View => cast(a, &DataType::Utf8).expect("cast str"),
+        DataType::Int32 | DataType::Int16 | DataType::Int8 => {
+            cast(a, &DataType::Int64).expect("cast int")
+        }
+        DataType::Float32 => cast(a, &DataType::Float64).expect("cast float"),
+        _ => a.clone(),
+    }
+}
+
+/// Rows as sorted lists of text cells with columns in name order, so that results of different
+/// engines compare equal when they hold the same values (timestamps as µs, all strings alike).
+pub fn rows(batches: &[RecordBatch]) -> Vec<Vec<String>> {
+    let mut out = Vec::new();
+    for b in batches {
+        let schema = b.schema();
+        let mut idx: Vec<usize> = (0..schema.fields().len()).collect();
+        idx.sort_by_key(|i| schema.field(*i).name().clone());
+        let cols: Vec<ArrayRef> = idx.iter().map(|i| normalise(b.column(*i))).collect();
+        for r in 0..b.num_rows() {
+            out.push(
+                cols.iter()
+                    .map(|c| {
+                        if c.is_null(r) {
+                            "NULL".to_string()
+                        } else {
+                            array_value_to_string(c, r).unwrap_or_default()
+                        }
+                    })
+                    .collect(),
+            );
+        }
+    }
+    out.sort();
+    out
+}
+
+/// Column names of a result, sorted.
+pub fn column_names(batches: &[RecordBatch]) -> Vec<String> {
+    let mut v: Vec<String> = batches
+        .first()
+        .map(|b| {
+            b.schema()
+                .fields()
+                .iter()
+                .map(|f| f.name().clone())
+                .collect()
+        })
+        .unwrap_or_default();
+    v.sort();
+    v
+}
+
+/// Asserts that DuckDB and PyIceberg read exactly the rows Varve reads from `namespace.table`.
+pub async fn assert_readers_agree(
+    lake: &varve::Lake,
+    backend: &Backend,
+    namespace: &str,
+    table: &str,
+) {
+    let name = format!("{namespace}.{table}");
+    let ours = lake
+        .sql(&format!("SELECT * FROM \"{namespace}\".\"{table}\""))
+        .await
+        .expect("varve scan");
+    let version = lake
+        .describe(&name)
+        .await
+        .expect("describe")
+        .metadata_version;
+    let expected = rows(&ours.batches);
+    let duck = duckdb_scan(backend, namespace, table);
+    assert_eq!(
+        column_names(&duck),
+        column_names(&ours.batches),
+        "{name}: DuckDB columns"
+    );
+    assert_eq!(
+        rows(&duck).len(),
+        expected.len(),
+        "{name}: DuckDB row count"
+    );
+    assert!(
+        rows(&duck) == expected,
+        "{name}: DuckDB rows differ from Varve's"
+    );
+    let py = pyiceberg_scan(backend, namespace, table, version);
+    assert_eq!(
+        column_names(&py),
+        column_names(&ours.batches),
+        "{name}: PyIceberg columns"
+    );
+    assert!(
+        rows(&py) == expected,
+        "{name}: PyIceberg rows differ from Varve's"
+    );
+}

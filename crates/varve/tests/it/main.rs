@@ -1,0 +1,6 @@
+//! Integration tests of the engine: one binary (see the developers' guide), one module per contract.
+//! Each contract runs against every storage backend: local disk, S3 on a real S3-compatible server
+//! (moto), and memory.
+
+mod concurrency;
+mod contract;
