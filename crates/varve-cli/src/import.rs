@@ -240,6 +240,7 @@ fn clean(s: &str) -> String {
     s.replace("Csv error: ", "")
         .replace("Parser error: ", "")
         .replace("Json error: ", "")
+        .replace("incomplete deflate stream", "the file is truncated (unexpected end of input)")
 }
 
 /// Batches of one input file.

@@ -44,7 +44,7 @@ struct Cli {
 #[derive(Debug, Subcommand)]
 enum Command {
     /// Load CSV, TSV (optionally gzip-compressed), Parquet or NDJSON files into a table.
-    Import(import::ImportArgs),
+    Import(Box<import::ImportArgs>),
     /// Run a SQL statement and print its result.
     Sql(SqlArgs),
     /// Create an empty table from column definitions.
@@ -169,7 +169,7 @@ async fn run(cli: Cli) -> varve::Result<()> {
     }
     let lake = Lake::open(&cli.lake, &options)?;
     match cli.command {
-        Command::Import(args) => import::run(&lake, args).await,
+        Command::Import(args) => import::run(&lake, *args).await,
         Command::Sql(args) => {
             let r = lake.sql(&args.query).await?;
             output::write_result(&r, args.format, args.output.as_deref())

@@ -38,7 +38,7 @@ impl Partitioning {
             Partitioning::Month => {
                 use chrono::Datelike;
                 let dt = chrono::DateTime::from_timestamp_micros(micros).unwrap_or_default();
-                ((dt.year() - 1970) * 12 + dt.month0() as i32) as i32
+                (dt.year() - 1970) * 12 + dt.month0() as i32
             }
         }
     }
