@@ -161,6 +161,8 @@ async fn suite(backend: Backend) {
         .unwrap();
     let n = r.batches.iter().map(|b| b.num_rows()).sum::<usize>();
     assert_eq!(n, 3);
+    let shifted = "SELECT count(DISTINCT time_bucket(INTERVAL '1 day', ts, TIMESTAMP '2022-01-01 12:00:00')) FROM metrics.cpu";
+    assert_eq!(count(&lake, shifted).await, 4, "buckets from noon to noon");
 
     // Schema evolution: a new column, a missing column, a widened type, ns timestamps.
     let evolved = Arc::new(Schema::new(vec![
