@@ -30,6 +30,7 @@ fn import_args(table: &str, file: PathBuf) -> ImportArgs {
         time_unit: None,
         time_origin: None,
         skip_rows: 0,
+        null_values: vec![],
         delimiter: None,
         batch_id: None,
         note: None,

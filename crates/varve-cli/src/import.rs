@@ -79,6 +79,9 @@ pub(crate) struct ImportArgs {
     /// Lines to skip before the header (e.g. a station header line).
     #[arg(long, default_value_t = 0)]
     pub(crate) skip_rows: usize,
+    /// Text that means "no value" in CSV/TSV, besides an empty field (e.g. nil, NA). Repeatable.
+    #[arg(long = "null-value", value_name = "TEXT")]
+    pub(crate) null_values: Vec<String>,
     /// Field delimiter for CSV/TSV (one character; `\t` for tab).
     #[arg(long)]
     pub(crate) delimiter: Option<String>,
@@ -187,6 +190,17 @@ fn delimiter(args: &ImportArgs, fmt: InputFormat) -> Result<u8> {
     }
 }
 
+/// The pattern of null fields: empty, or one of `--null-value`.
+fn null_regex(args: &ImportArgs) -> Result<Option<regex::Regex>> {
+    if args.null_values.is_empty() {
+        return Ok(None);
+    }
+    let alternatives: Vec<String> = args.null_values.iter().map(|v| regex::escape(v)).collect();
+    regex::Regex::new(&format!("^(|{})$", alternatives.join("|")))
+        .map(Some)
+        .map_err(|e| Error::invalid(format!("--null-value: {e}")))
+}
+
 /// Column names as the file has them; empty names become `column_<n>` (1-based position).
 fn fix_names(schema: &Schema) -> Schema {
     let fields: Vec<Field> = schema
@@ -214,6 +228,10 @@ fn infer_text(path: &Path, args: &ImportArgs, fmt: InputFormat) -> Result<(Schem
     let format = varve::arrow::csv::reader::Format::default()
         .with_header(true)
         .with_delimiter(delimiter(args, fmt)?);
+    let format = match null_regex(args)? {
+        Some(re) => format.with_null_regex(re),
+        None => format,
+    };
     let (schema, rows) = format
         .infer_schema(&mut r, Some(INFER_ROWS))
         .map_err(|e| Error::invalid(format!("{}: {}", path.display(), clean(&e.to_string()))))?;
@@ -240,7 +258,10 @@ fn clean(s: &str) -> String {
     s.replace("Csv error: ", "")
         .replace("Parser error: ", "")
         .replace("Json error: ", "")
-        .replace("incomplete deflate stream", "the file is truncated (unexpected end of input)")
+        .replace(
+            "incomplete deflate stream",
+            "the file is truncated (unexpected end of input)",
+        )
 }
 
 /// Batches of one input file.
@@ -255,10 +276,14 @@ fn read_text(
 ) -> Result<Batches> {
     let mut r = open_text(path, pb)?;
     skip_lines(&mut r, args.skip_rows, path)?;
-    let reader = varve::arrow::csv::ReaderBuilder::new(text)
+    let mut builder = varve::arrow::csv::ReaderBuilder::new(text)
         .with_header(true)
         .with_delimiter(delimiter(args, fmt)?)
-        .with_batch_size(BATCH_ROWS)
+        .with_batch_size(BATCH_ROWS);
+    if let Some(re) = null_regex(args)? {
+        builder = builder.with_null_regex(re);
+    }
+    let reader = builder
         .build(r)
         .map_err(|e| Error::invalid(format!("{}: {}", path.display(), clean(&e.to_string()))))?;
     let p = path.to_path_buf();
@@ -493,7 +518,9 @@ pub(crate) async fn run(lake: &Lake, args: ImportArgs) -> Result<()> {
                 .with_series_key(args.series_key.clone())
                 .with_partitioning(args.partition.parse::<Partitioning>()?)
         };
-        lake.create_table(&args.table, &typed, &contract).await?;
+        lake.create_table(&args.table, &typed, &contract)
+            .await
+            .map_err(|e| e.context(args.files[0].display()))?;
         created = true;
     }
     let result = append_files(lake, &args, &formats, time).await;

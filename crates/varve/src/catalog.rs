@@ -215,7 +215,7 @@ pub(crate) async fn create(
         let id = schema.field_by_name(t).map(|f| f.id).unwrap_or_default();
         spec = spec.add_partition_field(
             id,
-            format!("{t}_{}", contract.partitioning),
+            contract.partition_field_name(t),
             contract.partitioning.transform(),
         )?;
         for k in &contract.series_key {

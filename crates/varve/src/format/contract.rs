@@ -132,6 +132,28 @@ impl TableContract {
         self
     }
 
+    /// The name of the partition field (and data directory prefix) for time column `time`:
+    /// `<time>_<granularity>` with every character outside `[A-Za-z0-9_]` replaced by `_`, since
+    /// manifests store the partition tuple as an Avro record whose field names must be Avro names
+    /// (Avro spec, "Names").
+    pub(crate) fn partition_field_name(&self, time: &str) -> String {
+        let raw = format!("{time}_{}", self.partitioning);
+        let mut name: String = raw
+            .chars()
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || c == '_' {
+                    c
+                } else {
+                    '_'
+                }
+            })
+            .collect();
+        if name.starts_with(|c: char| c.is_ascii_digit()) {
+            name.insert(0, '_');
+        }
+        name
+    }
+
     pub(crate) fn to_properties(&self) -> HashMap<String, String> {
         let mut m = HashMap::new();
         if let Some(t) = &self.time_column {

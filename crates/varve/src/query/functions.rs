@@ -48,12 +48,21 @@ impl ScalarUDFImpl for TimeBucket {
         }
         let (unit, tz) = match &arg_types[1] {
             DataType::Timestamp(u, tz) => (*u, tz.clone()),
-            DataType::Date32 | DataType::Date64 | DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View => {
-                (TimeUnit::Microsecond, None)
+            DataType::Date32
+            | DataType::Date64
+            | DataType::Utf8
+            | DataType::LargeUtf8
+            | DataType::Utf8View => (TimeUnit::Microsecond, None),
+            other => {
+                return plan_err!(
+                    "time_bucket: the second argument must be a timestamp, not {other}"
+                )
             }
-            other => return plan_err!("time_bucket: the second argument must be a timestamp, not {other}"),
         };
-        let mut out = vec![DataType::Interval(IntervalUnit::MonthDayNano), DataType::Timestamp(unit, tz.clone())];
+        let mut out = vec![
+            DataType::Interval(IntervalUnit::MonthDayNano),
+            DataType::Timestamp(unit, tz.clone()),
+        ];
         if arg_types.len() == 3 {
             // date_bin takes its origin in nanoseconds, in the zone of `ts`.
             out.push(DataType::Timestamp(TimeUnit::Nanosecond, tz));

@@ -103,8 +103,8 @@ pub(crate) fn data_file_name(contract: &TableContract, partition: Option<i32>) -
     match (partition, &contract.time_column) {
         (Some(p), Some(t)) => {
             format!(
-                "data/{t}_{}={}/{id}.parquet",
-                contract.partitioning,
+                "data/{}={}/{id}.parquet",
+                contract.partition_field_name(t),
                 contract.partitioning.label(p)
             )
         }

@@ -134,6 +134,15 @@ pub(crate) fn to_utc_micros(
             for i in 0..s.len() {
                 let text = s.value(i).trim();
                 let v = parse_time_str(text, opts.format.as_deref(), tz.as_ref()).ok_or_else(|| {
+                    // Text that parses without the zone names a local time the zone skips (a DST gap).
+                    if let Some(z) = &tz {
+                        if parse_time_str(text, opts.format.as_deref(), None).is_some() {
+                            return Error::invalid(format!(
+                                "column {name}, row {}: {text} does not exist in time zone {z} (a daylight saving gap)",
+                                row(i)
+                            ));
+                        }
+                    }
                     let expected = match &opts.format {
                         Some(f) => format!("expected format {f}"),
                         None => "expected RFC 3339 or YYYY-MM-DD HH:MM:SS; give --time-format".to_string(),

@@ -140,10 +140,7 @@ async fn suite(backend: Backend) {
         .as_any()
         .downcast_ref::<TimestampMicrosecondArray>()
         .unwrap();
-    assert!(
-        (0..ts.len()).all(|i| ts.value(i) == max_ts),
-        "latest rows"
-    );
+    assert!((0..ts.len()).all(|i| ts.value(i) == max_ts), "latest rows");
 
     // Pruning: a one-day range reads only that day's files, and EXPLAIN says so.
     let day_sql = "SELECT count(*) FROM metrics.cpu WHERE ts >= '2022-01-08T00:00:00Z' AND ts < '2022-01-09T00:00:00Z'";
