@@ -44,11 +44,7 @@ async fn show(lake: &Lake, title: &str, sql: &str) -> Result<varve::QueryResult>
     let r = lake.sql(sql).await?;
     let mut out = std::io::stdout().lock();
     write_batches(&mut out, &r.schema, &r.batches, OutputFormat::Table, false)?;
-    println!(
-        "({} rows, {:.1} ms)",
-        r.num_rows(),
-        t.elapsed().as_secs_f64() * 1e3
-    );
+    println!("({} rows, {:.1} ms)", r.num_rows(), t.elapsed().as_secs_f64() * 1e3);
     Ok(r)
 }
 
@@ -70,8 +66,7 @@ pub(crate) async fn run(dir: Option<PathBuf>) -> Result<()> {
         }
     };
     let data = dir.join("input");
-    std::fs::create_dir_all(&data)
-        .map_err(|e| Error::invalid(format!("{}: {e}", data.display())))?;
+    std::fs::create_dir_all(&data).map_err(|e| Error::invalid(format!("{}: {e}", data.display())))?;
     let stocks = data.join("stocks.csv.gz");
     let cgm = data.join("CGM.csv.gz");
     std::fs::write(&stocks, STOCKS)
@@ -90,11 +85,7 @@ pub(crate) async fn run(dir: Option<PathBuf>) -> Result<()> {
     a.partition = "month".into();
     a.note = Some("glucose monitor, 5-minute readings".into());
     crate::import::run(&lake, a).await?;
-    let first_cgm = lake
-        .describe("health.cgm")
-        .await?
-        .snapshot_id
-        .unwrap_or_default();
+    let first_cgm = lake.describe("health.cgm").await?.snapshot_id.unwrap_or_default();
 
     show(&lake, "Tables", "SHOW TABLES").await?;
     println!("\n== The newest row of every series (varve latest market.stocks)");
@@ -127,14 +118,8 @@ pub(crate) async fn run(dir: Option<PathBuf>) -> Result<()> {
     show(&lake, "A time-range scan", range).await?;
     let r = lake.sql(&format!("EXPLAIN {range}")).await?;
     for b in &r.batches {
-        let kinds = b
-            .column(0)
-            .as_any()
-            .downcast_ref::<varve::arrow::array::StringArray>();
-        let texts = b
-            .column(1)
-            .as_any()
-            .downcast_ref::<varve::arrow::array::StringArray>();
+        let kinds = b.column(0).as_any().downcast_ref::<varve::arrow::array::StringArray>();
+        let texts = b.column(1).as_any().downcast_ref::<varve::arrow::array::StringArray>();
         if let (Some(k), Some(t)) = (kinds, texts) {
             for i in 0..b.num_rows() {
                 if k.value(i) == "varve_pruning" {

@@ -122,10 +122,7 @@ fn detect_format(path: &Path, given: Option<InputFormat>) -> Result<InputFormat>
 }
 
 /// One input file, opened for reading (decompressed when gzip).
-fn open_text(
-    path: &Path,
-    progress: Option<&ProgressBar>,
-) -> Result<BufReader<Box<dyn Read + Send>>> {
+fn open_text(path: &Path, progress: Option<&ProgressBar>) -> Result<BufReader<Box<dyn Read + Send>>> {
     let file = File::open(path).map_err(|e| io_error(path, e))?;
     let mut raw: Box<dyn Read + Send> = match progress {
         Some(pb) => Box::new(pb.wrap_read(file)),
@@ -156,9 +153,7 @@ fn read_fully(r: &mut impl Read, buf: &mut [u8]) -> std::io::Result<usize> {
 fn io_error(path: &Path, e: std::io::Error) -> Error {
     let what = match e.kind() {
         std::io::ErrorKind::NotFound => "no such file".to_string(),
-        std::io::ErrorKind::UnexpectedEof => {
-            "the file is truncated (unexpected end of input)".to_string()
-        }
+        std::io::ErrorKind::UnexpectedEof => "the file is truncated (unexpected end of input)".to_string(),
         _ => e.to_string(),
     };
     let err = Error::invalid(format!("{}: {what}", path.display()));
@@ -173,8 +168,7 @@ fn skip_lines(r: &mut impl BufRead, n: usize, path: &Path) -> Result<()> {
     let mut line = Vec::new();
     for _ in 0..n {
         line.clear();
-        r.read_until(b'\n', &mut line)
-            .map_err(|e| io_error(path, e))?;
+        r.read_until(b'\n', &mut line).map_err(|e| io_error(path, e))?;
     }
     Ok(())
 }
@@ -184,9 +178,7 @@ fn delimiter(args: &ImportArgs, fmt: InputFormat) -> Result<u8> {
         None => Ok(if fmt == InputFormat::Tsv { b'\t' } else { b',' }),
         Some("\\t") | Some("tab") => Ok(b'\t'),
         Some(d) if d.len() == 1 => Ok(d.as_bytes()[0]),
-        Some(d) => Err(Error::invalid(format!(
-            "--delimiter {d:?}: expected one character"
-        ))),
+        Some(d) => Err(Error::invalid(format!("--delimiter {d:?}: expected one character"))),
     }
 }
 
@@ -235,13 +227,8 @@ fn infer_text(path: &Path, args: &ImportArgs, fmt: InputFormat) -> Result<(Schem
     let (schema, rows) = format
         .infer_schema(&mut r, Some(INFER_ROWS))
         .map_err(|e| Error::invalid(format!("{}: {}", path.display(), clean(&e.to_string()))))?;
-    if schema.fields().is_empty()
-        || (rows == 0 && schema.fields().len() <= 1 && schema.field(0).name().is_empty())
-    {
-        return Err(Error::invalid(format!(
-            "{}: the file is empty",
-            path.display()
-        )));
+    if schema.fields().is_empty() || (rows == 0 && schema.fields().len() <= 1 && schema.field(0).name().is_empty()) {
+        return Err(Error::invalid(format!("{}: the file is empty", path.display())));
     }
     let typed = fix_names(&schema);
     let text = Schema::new(
@@ -287,17 +274,12 @@ fn read_text(
         .build(r)
         .map_err(|e| Error::invalid(format!("{}: {}", path.display(), clean(&e.to_string()))))?;
     let p = path.to_path_buf();
-    Ok(Box::new(
-        reader.map(move |b| b.map_err(|e| read_error(&p, e))),
-    ))
+    Ok(Box::new(reader.map(move |b| b.map_err(|e| read_error(&p, e)))))
 }
 
 fn read_error(path: &Path, e: varve::arrow::error::ArrowError) -> Error {
     let text = clean(&e.to_string());
-    if text.contains("unexpected end of file")
-        || text.contains("UnexpectedEof")
-        || text.contains("end of file")
-    {
+    if text.contains("unexpected end of file") || text.contains("UnexpectedEof") || text.contains("end of file") {
         Error::invalid(format!(
             "{}: the file is truncated (unexpected end of input)",
             path.display()
@@ -312,51 +294,38 @@ fn infer_json(path: &Path) -> Result<Schema> {
     let (schema, _) = varve::arrow::json::reader::infer_json_schema(&mut r, Some(INFER_ROWS))
         .map_err(|e| Error::invalid(format!("{}: {}", path.display(), clean(&e.to_string()))))?;
     if schema.fields().is_empty() {
-        return Err(Error::invalid(format!(
-            "{}: the file is empty",
-            path.display()
-        )));
+        return Err(Error::invalid(format!("{}: the file is empty", path.display())));
     }
     Ok(schema)
 }
 
 fn read_json(path: &Path, schema: SchemaRef, pb: Option<&ProgressBar>) -> Result<Batches> {
     let r = open_text(path, pb)?;
+    // Strict: a key the inferred schema lacks (first seen after the inferred rows) is an error,
+    // never silently dropped.
     let reader = varve::arrow::json::ReaderBuilder::new(schema)
+        .with_strict_mode(true)
         .with_batch_size(BATCH_ROWS)
         .build(r)
         .map_err(|e| Error::invalid(format!("{}: {}", path.display(), clean(&e.to_string()))))?;
     let p = path.to_path_buf();
-    Ok(Box::new(
-        reader.map(move |b| b.map_err(|e| read_error(&p, e))),
-    ))
+    Ok(Box::new(reader.map(move |b| b.map_err(|e| read_error(&p, e)))))
 }
 
 fn read_parquet(path: &Path) -> Result<(Schema, Batches)> {
     let file = File::open(path).map_err(|e| io_error(path, e))?;
     if file.metadata().map(|m| m.len()).unwrap_or(0) == 0 {
-        return Err(Error::invalid(format!(
-            "{}: the file is empty",
-            path.display()
-        )));
+        return Err(Error::invalid(format!("{}: the file is empty", path.display())));
     }
     let builder = parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(file)
-        .map_err(|e| {
-            Error::invalid(format!(
-                "{}: not a readable Parquet file ({e})",
-                path.display()
-            ))
-        })?;
+        .map_err(|e| Error::invalid(format!("{}: not a readable Parquet file ({e})", path.display())))?;
     let schema = builder.schema().as_ref().clone();
     let reader = builder
         .with_batch_size(BATCH_ROWS)
         .build()
         .map_err(|e| Error::invalid(format!("{}: {e}", path.display())))?;
     let p = path.to_path_buf();
-    Ok((
-        schema,
-        Box::new(reader.map(move |b| b.map_err(|e| read_error(&p, e)))),
-    ))
+    Ok((schema, Box::new(reader.map(move |b| b.map_err(|e| read_error(&p, e))))))
 }
 
 /// Joins several time columns into one string column named `name` (e.g. a date and a time of day).
@@ -386,12 +355,7 @@ fn join_time_columns(batch: &RecordBatch, parts: &[String], name: &str) -> Resul
             Some(vals.join(" "))
         })
         .collect();
-    let mut fields: Vec<Field> = batch
-        .schema()
-        .fields()
-        .iter()
-        .map(|f| f.as_ref().clone())
-        .collect();
+    let mut fields: Vec<Field> = batch.schema().fields().iter().map(|f| f.as_ref().clone()).collect();
     let mut arrays = batch.columns().to_vec();
     if fields.iter().any(|f| f.name() == name) {
         return Err(Error::invalid(format!(
@@ -412,21 +376,9 @@ fn guess_time_column(schema: &Schema) -> Option<String> {
     }) {
         return Some(f.name().clone());
     }
-    const NAMES: [&str; 7] = [
-        "time",
-        "timestamp",
-        "ts",
-        "datetime",
-        "date",
-        "event_time",
-        "t",
-    ];
+    const NAMES: [&str; 7] = ["time", "timestamp", "ts", "datetime", "date", "event_time", "t"];
     for n in NAMES {
-        if let Some(f) = schema
-            .fields()
-            .iter()
-            .find(|f| f.name().eq_ignore_ascii_case(n))
-        {
+        if let Some(f) = schema.fields().iter().find(|f| f.name().eq_ignore_ascii_case(n)) {
             return Some(f.name().clone());
         }
     }
@@ -456,11 +408,7 @@ fn time_options(args: &ImportArgs) -> Result<TimeOptions> {
     Ok(TimeOptions {
         timezone: Some(args.timezone.clone()),
         format: args.time_format.clone(),
-        unit: args
-            .time_unit
-            .as_deref()
-            .map(varve::parse_time_unit)
-            .transpose()?,
+        unit: args.time_unit.as_deref().map(varve::parse_time_unit).transpose()?,
         origin,
     })
 }
@@ -494,8 +442,7 @@ pub(crate) async fn run(lake: &Lake, args: ImportArgs) -> Result<()> {
         };
         let mut typed = typed;
         if joined {
-            let mut fields: Vec<Field> =
-                typed.fields().iter().map(|f| f.as_ref().clone()).collect();
+            let mut fields: Vec<Field> = typed.fields().iter().map(|f| f.as_ref().clone()).collect();
             fields.insert(0, Field::new(&args.time_name, DataType::Utf8, true));
             typed = Schema::new(fields);
         }
@@ -518,10 +465,12 @@ pub(crate) async fn run(lake: &Lake, args: ImportArgs) -> Result<()> {
                 .with_series_key(args.series_key.clone())
                 .with_partitioning(args.partition.parse::<Partitioning>()?)
         };
-        lake.create_table(&args.table, &typed, &contract)
-            .await
-            .map_err(|e| e.context(args.files[0].display()))?;
-        created = true;
+        match lake.create_table(&args.table, &typed, &contract).await {
+            Ok(_) => created = true,
+            // Another import created it meanwhile: append to it.
+            Err(e) if e.kind() == varve::ErrorKind::AlreadyExists => {}
+            Err(e) => return Err(e.context(args.files[0].display())),
+        }
     }
     let result = append_files(lake, &args, &formats, time).await;
     match result {
@@ -557,8 +506,9 @@ pub(crate) async fn run(lake: &Lake, args: ImportArgs) -> Result<()> {
             Ok(())
         }
         Err(e) => {
-            if created {
-                // The table was made for this import: leave nothing behind.
+            // The table was made for this import: leave nothing behind, unless another writer has
+            // committed to it meanwhile.
+            if created && lake.describe(&args.table).await.is_ok_and(|d| d.snapshot_id.is_none()) {
                 let _ = lake.drop_table(&args.table).await;
             }
             Err(e)
@@ -589,18 +539,34 @@ async fn append_files(
     let pb = if std::io::IsTerminal::is_terminal(&std::io::stderr()) && !args.quiet {
         let pb = ProgressBar::new(total);
         pb.set_style(
-            ProgressStyle::with_template(
-                "{spinner} {msg} [{bar:30}] {bytes}/{total_bytes} {bytes_per_sec} eta {eta}",
-            )
-            .unwrap_or_else(|_| ProgressStyle::default_bar())
-            .progress_chars("=> "),
+            ProgressStyle::with_template("{spinner} {msg} [{bar:30}] {bytes}/{total_bytes} {bytes_per_sec} eta {eta}")
+                .unwrap_or_else(|_| ProgressStyle::default_bar())
+                .progress_chars("=> "),
         );
         Some(pb)
     } else {
         None
     };
+    if let Err(e) = push_files(&mut appender, args, formats, pb.as_ref()).await {
+        // Every failure path deletes what this import uploaded.
+        appender.abort().await;
+        return Err(e);
+    }
+    if let Some(pb) = &pb {
+        pb.finish_and_clear();
+    }
+    appender.commit().await
+}
+
+/// Reads every input file into the appender.
+async fn push_files(
+    appender: &mut varve::TableAppender,
+    args: &ImportArgs,
+    formats: &[InputFormat],
+    pb: Option<&ProgressBar>,
+) -> Result<()> {
     for (path, fmt) in args.files.iter().zip(formats) {
-        if let Some(pb) = &pb {
+        if let Some(pb) = pb {
             pb.set_message(
                 path.file_name()
                     .map(|n| n.to_string_lossy().to_string())
@@ -611,45 +577,24 @@ async fn append_files(
         let batches: Batches = match fmt {
             InputFormat::Csv | InputFormat::Tsv => {
                 let (_, text) = infer_text(path, args, *fmt)?;
-                read_text(path, args, *fmt, text, pb.as_ref())?
+                read_text(path, args, *fmt, text, pb)?
             }
-            InputFormat::Ndjson => read_json(path, Arc::new(infer_json(path)?), pb.as_ref())?,
+            InputFormat::Ndjson => read_json(path, Arc::new(infer_json(path)?), pb)?,
             InputFormat::Parquet => read_parquet(path)?.1,
         };
         let mut rows = 0usize;
         for b in batches {
-            let mut b = match b {
-                Ok(b) => b,
-                Err(e) => {
-                    appender.abort().await;
-                    return Err(e);
-                }
-            };
+            let mut b = b?;
             if args.time_columns.len() > 1 {
-                b = match join_time_columns(&b, &args.time_columns, &args.time_name) {
-                    Ok(b) => b,
-                    Err(e) => {
-                        appender.abort().await;
-                        return Err(e.context(path.display()));
-                    }
-                };
+                b = join_time_columns(&b, &args.time_columns, &args.time_name)
+                    .map_err(|e| e.context(path.display()))?;
             }
             rows += b.num_rows();
-            appender
-                .push(b)
-                .await
-                .map_err(|e| e.context(path.display()))?;
+            appender.push(b).await.map_err(|e| e.context(path.display()))?;
         }
         if rows == 0 {
-            appender.abort().await;
-            return Err(Error::invalid(format!(
-                "{}: the file has no rows",
-                path.display()
-            )));
+            return Err(Error::invalid(format!("{}: the file has no rows", path.display())));
         }
     }
-    if let Some(pb) = &pb {
-        pb.finish_and_clear();
-    }
-    appender.commit().await
+    Ok(())
 }

@@ -30,12 +30,7 @@ struct Cli {
     lake: String,
     /// A storage option as key=value (S3: endpoint, region, access_key_id, secret_access_key,
     /// allow_http). Repeatable. AWS_* environment variables are read too.
-    #[arg(
-        long = "storage-option",
-        short = 'o',
-        global = true,
-        value_name = "KEY=VALUE"
-    )]
+    #[arg(long = "storage-option", short = 'o', global = true, value_name = "KEY=VALUE")]
     storage_options: Vec<String>,
     #[command(subcommand)]
     command: Command,
@@ -94,6 +89,41 @@ struct SqlArgs {
     /// Write the result to this file instead of standard output.
     #[arg(long, short = 'O')]
     output: Option<PathBuf>,
+    /// Cancel the query after this many seconds.
+    #[arg(long, value_name = "SECONDS")]
+    timeout: Option<f64>,
+    /// Fail when the result has more rows than this.
+    #[arg(long, value_name = "ROWS")]
+    max_rows: Option<usize>,
+    /// Bound the query's memory (bytes, or with a unit: 512MiB, 2GiB); sorts and aggregates spill
+    /// to the temporary directory before the query fails.
+    #[arg(long, value_name = "BYTES")]
+    memory_limit: Option<String>,
+}
+
+/// Parses `1048576`, `512KiB`, `64MiB`, `2GiB` (also KB/MB/GB as powers of 1000, and K/M/G as 1024).
+fn parse_bytes(s: &str) -> varve::Result<usize> {
+    let t = s.trim();
+    let split = t.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(t.len());
+    let (num, unit) = t.split_at(split);
+    let n: f64 = num
+        .parse()
+        .map_err(|_| varve::Error::invalid(format!("{s:?}: expected a size such as 512MiB")))?;
+    let mult = match unit.trim().to_ascii_lowercase().as_str() {
+        "" | "b" => 1.0,
+        "k" | "kib" => 1024.0,
+        "m" | "mib" => 1024.0 * 1024.0,
+        "g" | "gib" => 1024.0 * 1024.0 * 1024.0,
+        "kb" => 1e3,
+        "mb" => 1e6,
+        "gb" => 1e9,
+        other => {
+            return Err(varve::Error::invalid(format!(
+                "{s:?}: unknown unit {other:?} (use KiB, MiB, GiB)"
+            )))
+        }
+    };
+    Ok((n * mult) as usize)
 }
 
 #[derive(Debug, Args)]
@@ -102,12 +132,7 @@ struct CreateArgs {
     table: String,
     /// A column as name:type, types: bool, int32, int64, float32, float64, string, date,
     /// timestamp, timestamptz. Repeatable, in order.
-    #[arg(
-        long = "column",
-        short = 'c',
-        required = true,
-        value_name = "NAME:TYPE"
-    )]
+    #[arg(long = "column", short = 'c', required = true, value_name = "NAME:TYPE")]
     columns: Vec<String>,
     /// The time column (makes a time-series table).
     #[arg(long)]
@@ -155,9 +180,7 @@ pub(crate) fn parse_storage_options(opts: &[String]) -> varve::Result<HashMap<St
         .map(|kv| {
             kv.split_once('=')
                 .map(|(k, v)| (k.trim().to_string(), v.to_string()))
-                .ok_or_else(|| {
-                    varve::Error::invalid(format!("storage option {kv:?}: expected KEY=VALUE"))
-                })
+                .ok_or_else(|| varve::Error::invalid(format!("storage option {kv:?}: expected KEY=VALUE")))
         })
         .collect()
 }
@@ -171,7 +194,20 @@ async fn run(cli: Cli) -> varve::Result<()> {
     match cli.command {
         Command::Import(args) => import::run(&lake, *args).await,
         Command::Sql(args) => {
-            let r = lake.sql(&args.query).await?;
+            let limits = varve::QueryOptions {
+                timeout: match args.timeout {
+                    Some(t) if t.is_finite() && t > 0.0 => Some(std::time::Duration::from_secs_f64(t)),
+                    Some(t) => {
+                        return Err(varve::Error::invalid(format!(
+                            "--timeout {t}: must be more than 0 seconds"
+                        )))
+                    }
+                    None => None,
+                },
+                max_rows: args.max_rows,
+                memory_limit: args.memory_limit.as_deref().map(parse_bytes).transpose()?,
+            };
+            let r = lake.sql_with(&args.query, &limits).await?;
             output::write_result(&r, args.format, args.output.as_deref())
         }
         Command::Create(args) => create(&lake, args).await,
@@ -200,11 +236,9 @@ async fn create(lake: &Lake, args: CreateArgs) -> varve::Result<()> {
     use varve::arrow::datatypes::{DataType, Field, Schema, TimeUnit};
     let mut fields = Vec::new();
     for c in &args.columns {
-        let (name, ty) = c.rsplit_once(':').ok_or_else(|| {
-            varve::Error::invalid(format!(
-                "column {c:?}: expected NAME:TYPE, e.g. price:float64"
-            ))
-        })?;
+        let (name, ty) = c
+            .rsplit_once(':')
+            .ok_or_else(|| varve::Error::invalid(format!("column {c:?}: expected NAME:TYPE, e.g. price:float64")))?;
         let dt = match ty.trim().to_ascii_lowercase().as_str() {
             "bool" | "boolean" => DataType::Boolean,
             "int" | "int32" | "integer" => DataType::Int32,
@@ -215,11 +249,7 @@ async fn create(lake: &Lake, args: CreateArgs) -> varve::Result<()> {
             "date" => DataType::Date32,
             "timestamp" => DataType::Timestamp(TimeUnit::Microsecond, None),
             "timestamptz" => DataType::Timestamp(TimeUnit::Microsecond, Some("UTC".into())),
-            other => {
-                return Err(varve::Error::invalid(format!(
-                    "column {name}: unknown type {other:?}"
-                )))
-            }
+            other => return Err(varve::Error::invalid(format!("column {name}: unknown type {other:?}"))),
         };
         fields.push(Field::new(name.trim(), dt, true));
     }
@@ -229,9 +259,7 @@ async fn create(lake: &Lake, args: CreateArgs) -> varve::Result<()> {
             .with_partitioning(args.partition.parse::<Partitioning>()?),
         None => TableContract::default(),
     };
-    let d = lake
-        .create_table(&args.table, &Schema::new(fields), &contract)
-        .await?;
+    let d = lake.create_table(&args.table, &Schema::new(fields), &contract).await?;
     eprintln!("created {} at {}", d.ident, d.location);
     Ok(())
 }

@@ -29,11 +29,7 @@ fn io(e: std::io::Error) -> Error {
 }
 
 /// Writes a result in `format` (default: a table on a terminal, CSV otherwise) to `output` or stdout.
-pub(crate) fn write_result(
-    r: &QueryResult,
-    format: Option<OutputFormat>,
-    output: Option<&Path>,
-) -> Result<()> {
+pub(crate) fn write_result(r: &QueryResult, format: Option<OutputFormat>, output: Option<&Path>) -> Result<()> {
     let to_terminal = output.is_none() && std::io::stdout().is_terminal();
     let format = format.unwrap_or(
         if to_terminal || output.is_none() && r.schema.fields().len() == 2 && is_explain(r) {
@@ -45,9 +41,7 @@ pub(crate) fn write_result(
         },
     );
     let mut sink: Box<dyn Write> = match output {
-        Some(p) => {
-            Box::new(File::create(p).map_err(|e| Error::invalid(format!("{}: {e}", p.display())))?)
-        }
+        Some(p) => Box::new(File::create(p).map_err(|e| Error::invalid(format!("{}: {e}", p.display())))?),
         None => Box::new(std::io::stdout().lock()),
     };
     write_batches(&mut sink, &r.schema, &r.batches, format, output.is_some())?;
@@ -75,9 +69,7 @@ pub(crate) fn write_batches(
             writeln!(sink, "{}", pretty_format_batches(batches)?).map_err(io)?;
         }
         OutputFormat::Csv => {
-            let mut w = varve::arrow::csv::WriterBuilder::new()
-                .with_header(true)
-                .build(sink);
+            let mut w = varve::arrow::csv::WriterBuilder::new().with_header(true).build(sink);
             if batches.is_empty() {
                 let empty = RecordBatch::new_empty(schema.clone());
                 w.write(&empty)?;
@@ -175,9 +167,7 @@ pub(crate) async fn print_info(lake: &Lake, table: &str) -> Result<()> {
     }
     println!(
         "snapshot     {}",
-        i.snapshot_id
-            .map(|s| s.to_string())
-            .unwrap_or_else(|| "(none)".into())
+        i.snapshot_id.map(|s| s.to_string()).unwrap_or_else(|| "(none)".into())
     );
     println!("columns");
     for f in d.schema.fields() {

@@ -100,10 +100,7 @@ impl S3Server {
         let host_port = format!("127.0.0.1:{port}");
         let deadline = Instant::now() + Duration::from_secs(30);
         while std::net::TcpStream::connect(&host_port).is_err() {
-            assert!(
-                Instant::now() < deadline,
-                "moto_server did not start on {host_port}"
-            );
+            assert!(Instant::now() < deadline, "moto_server did not start on {host_port}");
             std::thread::sleep(Duration::from_millis(100));
         }
         S3Server {
@@ -120,10 +117,7 @@ impl S3Server {
              aws_secret_access_key='{S3_SECRET}', region_name='{S3_REGION}').create_bucket(Bucket='{bucket}')",
             self.endpoint
         );
-        let out = Command::new(python())
-            .args(["-c", &code])
-            .output()
-            .expect("run python");
+        let out = Command::new(python()).args(["-c", &code]).output().expect("run python");
         assert!(
             out.status.success(),
             "create bucket: {}",
@@ -215,13 +209,7 @@ impl Backend {
     /// The location of a table as DuckDB and PyIceberg address it.
     pub fn table_location(&self, namespace: &str, table: &str) -> String {
         match self {
-            Backend::Local(d) => d
-                .path()
-                .join("lake")
-                .join(namespace)
-                .join(table)
-                .display()
-                .to_string(),
+            Backend::Local(d) => d.path().join("lake").join(namespace).join(table).display().to_string(),
             Backend::S3 { bucket, .. } => format!("s3://{bucket}/warehouse/{namespace}/{table}"),
             Backend::Memory => panic!("memory lakes cannot be read by other engines"),
         }
@@ -290,19 +278,11 @@ pub fn duckdb(sql: &str, backend: Option<&Backend>) -> Vec<RecordBatch> {
 /// DuckDB's `iceberg_scan` of a whole table.
 pub fn duckdb_scan(backend: &Backend, namespace: &str, table: &str) -> Vec<RecordBatch> {
     let loc = backend.table_location(namespace, table);
-    duckdb(
-        &format!("SELECT * FROM iceberg_scan('{loc}')"),
-        Some(backend),
-    )
+    duckdb(&format!("SELECT * FROM iceberg_scan('{loc}')"), Some(backend))
 }
 
 /// PyIceberg's `StaticTable` scan of a table at its metadata version `version`.
-pub fn pyiceberg_scan(
-    backend: &Backend,
-    namespace: &str,
-    table: &str,
-    version: u64,
-) -> Vec<RecordBatch> {
+pub fn pyiceberg_scan(backend: &Backend, namespace: &str, table: &str, version: u64) -> Vec<RecordBatch> {
     let loc = format!(
         "{}/metadata/v{version}.metadata.json",
         backend.table_location(namespace, table)
@@ -319,9 +299,7 @@ fn normalise(a: &ArrayRef) -> ArrayRef {
             cast(&us, &DataType::Int64).expect("cast int")
         }
         DataType::LargeUtf8 | DataType::Utf8View => cast(a, &DataType::Utf8).expect("cast str"),
-        DataType::Int32 | DataType::Int16 | DataType::Int8 => {
-            cast(a, &DataType::Int64).expect("cast int")
-        }
+        DataType::Int32 | DataType::Int16 | DataType::Int8 => cast(a, &DataType::Int64).expect("cast int"),
         DataType::Float32 => cast(a, &DataType::Float64).expect("cast float"),
         _ => a.clone(),
     }
@@ -358,35 +336,20 @@ pub fn rows(batches: &[RecordBatch]) -> Vec<Vec<String>> {
 pub fn column_names(batches: &[RecordBatch]) -> Vec<String> {
     let mut v: Vec<String> = batches
         .first()
-        .map(|b| {
-            b.schema()
-                .fields()
-                .iter()
-                .map(|f| f.name().clone())
-                .collect()
-        })
+        .map(|b| b.schema().fields().iter().map(|f| f.name().clone()).collect())
         .unwrap_or_default();
     v.sort();
     v
 }
 
 /// Asserts that DuckDB and PyIceberg read exactly the rows Varve reads from `namespace.table`.
-pub async fn assert_readers_agree(
-    lake: &varve::Lake,
-    backend: &Backend,
-    namespace: &str,
-    table: &str,
-) {
+pub async fn assert_readers_agree(lake: &varve::Lake, backend: &Backend, namespace: &str, table: &str) {
     let name = format!("{namespace}.{table}");
     let ours = lake
         .sql(&format!("SELECT * FROM \"{namespace}\".\"{table}\""))
         .await
         .expect("varve scan");
-    let version = lake
-        .describe(&name)
-        .await
-        .expect("describe")
-        .metadata_version;
+    let version = lake.describe(&name).await.expect("describe").metadata_version;
     let expected = rows(&ours.batches);
     let duck = duckdb_scan(backend, namespace, table);
     assert_eq!(
@@ -394,23 +357,13 @@ pub async fn assert_readers_agree(
         column_names(&ours.batches),
         "{name}: DuckDB columns"
     );
-    assert_eq!(
-        rows(&duck).len(),
-        expected.len(),
-        "{name}: DuckDB row count"
-    );
-    assert!(
-        rows(&duck) == expected,
-        "{name}: DuckDB rows differ from Varve's"
-    );
+    assert_eq!(rows(&duck).len(), expected.len(), "{name}: DuckDB row count");
+    assert!(rows(&duck) == expected, "{name}: DuckDB rows differ from Varve's");
     let py = pyiceberg_scan(backend, namespace, table, version);
     assert_eq!(
         column_names(&py),
         column_names(&ours.batches),
         "{name}: PyIceberg columns"
     );
-    assert!(
-        rows(&py) == expected,
-        "{name}: PyIceberg rows differ from Varve's"
-    );
+    assert!(rows(&py) == expected, "{name}: PyIceberg rows differ from Varve's");
 }

@@ -13,8 +13,8 @@ use std::sync::{Arc, Mutex};
 
 use bytes::Bytes;
 use iceberg::spec::{
-    DataFile, FormatVersion, NullOrder, SortDirection, SortField, SortOrder, TableMetadata,
-    TableMetadataBuilder, Transform, UnboundPartitionSpec,
+    DataFile, FormatVersion, NullOrder, SortDirection, SortField, SortOrder, TableMetadata, TableMetadataBuilder,
+    Transform, UnboundPartitionSpec,
 };
 use object_store::path::Path;
 
@@ -47,9 +47,7 @@ impl TableIdent {
         };
         for part in [ns, name] {
             let ok = !part.is_empty()
-                && part
-                    .chars()
-                    .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+                && part.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
                 && !part.starts_with(|c: char| c.is_ascii_digit() || c == '-');
             if !ok {
                 return Err(Error::invalid(format!(
@@ -72,9 +70,7 @@ impl TableIdent {
     }
 
     pub(crate) fn metadata_file(&self, version: u64) -> Path {
-        self.metadata_dir()
-            .clone()
-            .join(format!("v{version}.metadata.json"))
+        self.metadata_dir().clone().join(format!("v{version}.metadata.json"))
     }
 
     pub(crate) fn version_hint(&self) -> Path {
@@ -127,15 +123,10 @@ pub(crate) async fn load(storage: &Storage, ident: &TableIdent) -> Result<Loaded
     load_version(storage, ident, version).await
 }
 
-pub(crate) async fn load_version(
-    storage: &Storage,
-    ident: &TableIdent,
-    version: u64,
-) -> Result<LoadedTable> {
+pub(crate) async fn load_version(storage: &Storage, ident: &TableIdent, version: u64) -> Result<LoadedTable> {
     let path = ident.metadata_file(version);
     let bytes = storage.get(&path).await?;
-    let metadata: TableMetadata =
-        serde_json::from_slice(&bytes).map_err(|e| Error::corrupt(format!("{path}: {e}")))?;
+    let metadata: TableMetadata = serde_json::from_slice(&bytes).map_err(|e| Error::corrupt(format!("{path}: {e}")))?;
     Ok(LoadedTable {
         ident: ident.clone(),
         version,
@@ -172,10 +163,7 @@ pub(crate) async fn current_version(storage: &Storage, ident: &TableIdent) -> Re
 }
 
 fn parse_version(name: &str) -> Option<u64> {
-    name.strip_prefix('v')?
-        .strip_suffix(".metadata.json")?
-        .parse()
-        .ok()
+    name.strip_prefix('v')?.strip_suffix(".metadata.json")?.parse().ok()
 }
 
 /// Creates a table with `arrow_schema` and `contract`: writes `v1.metadata.json` with
@@ -199,9 +187,7 @@ pub(crate) async fn create(
     let schema = schema::from_arrow(arrow_schema, time)?;
     for k in &contract.series_key {
         if schema.field_by_name(k).is_none() {
-            return Err(Error::schema(format!(
-                "series key column {k} is not among the columns"
-            )));
+            return Err(Error::schema(format!("series key column {k} is not among the columns")));
         }
         if Some(k.as_str()) == time {
             return Err(Error::schema(format!(
@@ -213,11 +199,7 @@ pub(crate) async fn create(
     let mut sort = SortOrder::builder();
     if let Some(t) = time {
         let id = schema.field_by_name(t).map(|f| f.id).unwrap_or_default();
-        spec = spec.add_partition_field(
-            id,
-            contract.partition_field_name(t),
-            contract.partitioning.transform(),
-        )?;
+        spec = spec.add_partition_field(id, contract.partition_field_name(t), contract.partitioning.transform())?;
         for k in &contract.series_key {
             let kid = schema.field_by_name(k).map(|f| f.id).unwrap_or_default();
             sort.with_sort_field(sort_field(kid));
@@ -269,14 +251,32 @@ fn sort_field(source_id: i32) -> SortField {
 
 /// Writes `metadata/version-hint.text` (the version number, as DuckDB and Iceberg's Hadoop tables
 /// read it). Only ever moves forward in practice; a stale hint is corrected by the next writer.
-pub(crate) async fn write_version_hint(
-    storage: &Storage,
-    ident: &TableIdent,
-    version: u64,
-) -> Result<()> {
+pub(crate) async fn write_version_hint(storage: &Storage, ident: &TableIdent, version: u64) -> Result<()> {
     storage
         .put(&ident.version_hint(), Bytes::from(version.to_string()))
         .await
+}
+
+/// Writes the version hint after a commit of `version`, then makes sure it did not move the hint
+/// back: when another writer committed meanwhile (and may have written its hint before ours), the
+/// hint is rewritten to the newest version. Best effort: errors are ignored, since readers and the
+/// next writer correct a stale hint.
+pub(crate) async fn write_version_hint_forward(storage: &Storage, ident: &TableIdent, version: u64) {
+    let mut written = version;
+    if write_version_hint(storage, ident, written).await.is_err() {
+        return;
+    }
+    for _ in 0..3 {
+        match current_version(storage, ident).await {
+            Ok(Some(v)) if v > written => {
+                written = v;
+                if write_version_hint(storage, ident, v).await.is_err() {
+                    return;
+                }
+            }
+            _ => return,
+        }
+    }
 }
 
 /// Every table in the lake, sorted by name.
@@ -321,9 +321,7 @@ pub(crate) async fn data_files(
     let snapshot = metadata
         .snapshot_by_id(id)
         .ok_or_else(|| Error::not_found(format!("snapshot {id} does not exist")))?;
-    let list = storage
-        .get(&storage.path_of(snapshot.manifest_list())?)
-        .await?;
+    let list = storage.get(&storage.path_of(snapshot.manifest_list())?).await?;
     let manifests = manifest::decode_manifest_list(&list)?;
     let mut out = Vec::new();
     let fetches = manifests.iter().map(|m| async move {

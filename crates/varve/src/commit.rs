@@ -17,8 +17,8 @@ use arrow::datatypes::SchemaRef;
 use bytes::Bytes;
 use futures::stream::{self, StreamExt, TryStreamExt};
 use iceberg::spec::{
-    DataFile, Operation, Schema, Snapshot, SnapshotReference, SnapshotRetention, Summary,
-    TableMetadataBuilder, MAIN_BRANCH,
+    DataFile, Operation, Schema, Snapshot, SnapshotReference, SnapshotRetention, Summary, TableMetadataBuilder,
+    MAIN_BRANCH,
 };
 use object_store::path::Path;
 use object_store::ObjectStoreExt;
@@ -101,11 +101,7 @@ pub(crate) struct Appender {
 }
 
 impl Appender {
-    pub(crate) fn new(
-        storage: Storage,
-        base: LoadedTable,
-        opts: AppendOptions,
-    ) -> Result<Appender> {
+    pub(crate) fn new(storage: Storage, base: LoadedTable, opts: AppendOptions) -> Result<Appender> {
         let contract = base.contract()?;
         let schema = base.metadata.current_schema().as_ref().clone();
         let arrow_schema = schema::to_arrow(&schema)?;
@@ -129,10 +125,7 @@ impl Appender {
 
     /// Whether the batch id of this append is committed already.
     pub(crate) fn is_duplicate(&self) -> bool {
-        self.opts
-            .batch_id
-            .as_deref()
-            .is_some_and(|b| has_batch(&self.base, b))
+        self.opts.batch_id.as_deref().is_some_and(|b| has_batch(&self.base, b))
     }
 
     /// Row numbers in errors count from 1 again (a new input file).
@@ -145,15 +138,13 @@ impl Appender {
         let new = align::new_columns(&self.arrow_schema, &batch.schema())?;
         if !new.is_empty() {
             let last = self.base.metadata.last_column_id();
-            self.schema =
-                schema::add_columns(&self.schema, last.max(self.schema.highest_field_id()), &new)?;
+            self.schema = schema::add_columns(&self.schema, last.max(self.schema.highest_field_id()), &new)?;
             self.arrow_schema = schema::to_arrow(&self.schema)?;
             self.added.extend(new.into_iter().map(|(n, _)| n));
             // Earlier buffered batches get the new columns as nulls.
             let old = std::mem::take(&mut self.buffer);
             for b in old {
-                let (b, _) =
-                    align::align(&b, &self.arrow_schema, None, &TimeOptions::default(), 0)?;
+                let (b, _) = align::align(&b, &self.arrow_schema, None, &TimeOptions::default(), 0)?;
                 self.buffer.push(b);
             }
         }
@@ -189,8 +180,7 @@ impl Appender {
                 if b.schema() == self.arrow_schema {
                     Ok(b)
                 } else {
-                    align::align(&b, &self.arrow_schema, None, &TimeOptions::default(), 0)
-                        .map(|(b, _)| b)
+                    align::align(&b, &self.arrow_schema, None, &TimeOptions::default(), 0).map(|(b, _)| b)
                 }
             })
             .collect::<Result<_>>()?;
@@ -265,6 +255,7 @@ impl Appender {
         let ident = self.base.ident.clone();
         let mut attempt = 0u32;
         let mut latest = self.base.clone();
+        let mut attempted: Vec<i64> = Vec::new();
         loop {
             attempt += 1;
             if let Some(b) = self.opts.batch_id.as_deref() {
@@ -285,13 +276,35 @@ impl Appender {
             let metadata = self.next_metadata(&latest, schema).await?;
             let json = serde_json::to_vec_pretty(&metadata.0)?;
             let next = latest.version + 1;
-            if self
+            attempted.push(metadata.1);
+            let outcome = self
                 .storage
                 .put_if_absent(&ident.metadata_file(next), Bytes::from(json))
-                .await?
-            {
-                // Best effort: a stale hint is corrected by readers and the next writer.
-                let _ = catalog::write_version_hint(&self.storage, &ident, next).await;
+                .await;
+            // `Ok(false)` may be our own write seen by a retried request, and an error may come after
+            // the store took the write: only the table's metadata tells whether we committed.
+            let committed = match outcome {
+                Ok(true) => Some(next),
+                Ok(false) | Err(_) => match catalog::load(&self.storage, &ident).await {
+                    Ok(t) => {
+                        let ours = attempted.iter().any(|id| t.metadata.snapshot_by_id(*id).is_some());
+                        latest = t;
+                        if ours {
+                            Some(latest.version)
+                        } else {
+                            outcome?;
+                            None
+                        }
+                    }
+                    Err(e) => {
+                        // Unknown outcome: keep the data files (they may be committed).
+                        self.uploaded.clear();
+                        return Err(outcome.err().unwrap_or(e));
+                    }
+                },
+            };
+            if let Some(version) = committed {
+                catalog::write_version_hint_forward(&self.storage, &ident, version).await;
                 let mut r = self.report.clone();
                 r.snapshot_id = Some(metadata.1);
                 r.added_columns = self.added.clone();
@@ -306,8 +319,7 @@ impl Appender {
                     format!("table {ident}: gave up after {attempt} commit attempts lost to other writers; retry the append"),
                 ));
             }
-            let pause = backoff(attempt);
-            tokio::time::sleep(pause).await;
+            tokio::time::sleep(backoff(attempt)).await;
             latest = catalog::load(&self.storage, &ident).await?;
         }
     }
@@ -319,13 +331,7 @@ impl Appender {
         if self.added.is_empty() {
             let current = latest.metadata.current_schema();
             // Our files carry only the base columns; a newer schema simply reads them as nulls.
-            let base_ids: Vec<i32> = self
-                .schema
-                .as_struct()
-                .fields()
-                .iter()
-                .map(|f| f.id)
-                .collect();
+            let base_ids: Vec<i32> = self.schema.as_struct().fields().iter().map(|f| f.id).collect();
             for id in base_ids {
                 if current.field_by_id(id).is_none() {
                     return Err(Error::new(
@@ -338,8 +344,7 @@ impl Appender {
         }
         let base_schema = self.base.metadata.current_schema();
         let current = latest.metadata.current_schema();
-        if schema::same_columns(current, base_schema) || schema::same_columns(current, &self.schema)
-        {
+        if schema::same_columns(current, base_schema) || schema::same_columns(current, &self.schema) {
             return Ok(Some(self.schema.clone()));
         }
         Err(Error::new(
@@ -368,9 +373,7 @@ impl Appender {
                     .schemas_iter()
                     .find(|x| schema::same_columns(x, s))
                     .map(|x| x.schema_id())
-                    .unwrap_or_else(|| {
-                        md.schemas_iter().map(|x| x.schema_id()).max().unwrap_or(0) + 1
-                    });
+                    .unwrap_or_else(|| md.schemas_iter().map(|x| x.schema_id()).max().unwrap_or(0) + 1);
                 Arc::new(schema::with_schema_id(s, id)?)
             }
             None => md.current_schema().clone(),
@@ -390,22 +393,13 @@ impl Appender {
         self.storage.put(&manifest_path, bytes).await?;
         let mut manifests = vec![entry];
         if let Some(p) = parent {
-            let list = self
-                .storage
-                .get(&self.storage.path_of(p.manifest_list())?)
-                .await?;
+            let list = self.storage.get(&self.storage.path_of(p.manifest_list())?).await?;
             manifests.extend(manifest::decode_manifest_list(&list)?);
         }
-        let list_bytes = manifest::encode_manifest_list(
-            snapshot_id,
-            parent.map(|p| p.snapshot_id()),
-            sequence_number,
-            manifests,
-        )
-        .await?;
-        let list_path = meta_dir
-            .clone()
-            .join(format!("snap-{snapshot_id}-1-{tag}.avro"));
+        let list_bytes =
+            manifest::encode_manifest_list(snapshot_id, parent.map(|p| p.snapshot_id()), sequence_number, manifests)
+                .await?;
+        let list_path = meta_dir.clone().join(format!("snap-{snapshot_id}-1-{tag}.avro"));
         self.storage.put(&list_path, list_bytes).await?;
 
         let prev = |k: &str| -> u64 {
@@ -415,15 +409,9 @@ impl Appender {
                 .unwrap_or(0)
         };
         let mut props = HashMap::new();
-        props.insert(
-            "added-data-files".to_string(),
-            self.report.files.to_string(),
-        );
+        props.insert("added-data-files".to_string(), self.report.files.to_string());
         props.insert("added-records".to_string(), self.report.rows.to_string());
-        props.insert(
-            "added-files-size".to_string(),
-            self.report.bytes.to_string(),
-        );
+        props.insert("added-files-size".to_string(), self.report.bytes.to_string());
         props.insert(
             "total-data-files".to_string(),
             (prev("total-data-files") + self.report.files).to_string(),
@@ -449,11 +437,7 @@ impl Appender {
             .with_snapshot_id(snapshot_id)
             .with_parent_snapshot_id(parent.map(|p| p.snapshot_id()))
             .with_sequence_number(sequence_number)
-            .with_timestamp_ms(
-                chrono::Utc::now()
-                    .timestamp_millis()
-                    .max(md.last_updated_ms() + 1),
-            )
+            .with_timestamp_ms(chrono::Utc::now().timestamp_millis().max(md.last_updated_ms() + 1))
             .with_manifest_list(self.storage.location(&list_path))
             .with_summary(Summary {
                 operation: Operation::Append,
@@ -461,11 +445,8 @@ impl Appender {
             })
             .with_schema_id(schema.schema_id())
             .build();
-        let prev_location = self
-            .storage
-            .location(&latest.ident.metadata_file(latest.version));
-        let mut b =
-            TableMetadataBuilder::new_from_metadata(md.as_ref().clone(), Some(prev_location));
+        let prev_location = self.storage.location(&latest.ident.metadata_file(latest.version));
+        let mut b = TableMetadataBuilder::new_from_metadata(md.as_ref().clone(), Some(prev_location));
         if let Some(s) = new_schema {
             b = b.add_current_schema(s)?;
         }

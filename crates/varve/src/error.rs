@@ -129,11 +129,12 @@ impl std::error::Error for Error {}
 impl From<object_store::Error> for Error {
     fn from(e: object_store::Error) -> Self {
         match e {
-            object_store::Error::NotFound { path, .. } => {
-                Error::not_found(format!("{path} does not exist"))
-            }
+            object_store::Error::NotFound { path, .. } => Error::not_found(format!("{path} does not exist")),
             object_store::Error::AlreadyExists { path, .. } => {
                 Error::new(ErrorKind::AlreadyExists, format!("{path} exists already"))
+            }
+            e @ (object_store::Error::PermissionDenied { .. } | object_store::Error::Unauthenticated { .. }) => {
+                Error::storage(format!("storage: {e}"), false)
             }
             other => Error::storage(format!("storage: {other}"), true),
         }
@@ -184,7 +185,12 @@ impl From<datafusion::error::DataFusionError> for Error {
                 Err(arc) => Error::invalid(arc.to_string()),
             },
             D::ArrowError(inner, _) => Error::from(*inner),
-            D::ResourcesExhausted(m) => Error::new(ErrorKind::LimitExceeded, m),
+            D::ResourcesExhausted(m) => Error::new(
+                ErrorKind::LimitExceeded,
+                format!("the query needs more memory than its limit allows, even after spilling ({m})"),
+            ),
+            D::ObjectStore(e) => Error::from(*e),
+            D::ParquetError(e) => Error::from(*e),
             other => {
                 let text = other.strip_backtrace();
                 let lower = text.to_ascii_lowercase();

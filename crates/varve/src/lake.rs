@@ -12,7 +12,7 @@ use crate::catalog::{self, ManifestCache, TableIdent};
 use crate::commit::{self, AppendOptions, AppendReport, Appender, SUMMARY_BATCH_ID, SUMMARY_NOTE};
 use crate::error::{Error, Result};
 use crate::format::{schema, TableContract};
-use crate::query::session;
+use crate::query::session::{self, QueryOptions};
 use crate::storage::{Storage, StorageKind};
 
 /// A lake: a directory or bucket prefix holding tables as Iceberg v2 metadata and Parquet files.
@@ -235,9 +235,7 @@ impl Lake {
     /// Whether a table exists.
     pub async fn table_exists(&self, name: &str) -> Result<bool> {
         let ident = TableIdent::parse(name)?;
-        Ok(catalog::current_version(&self.storage, &ident)
-            .await?
-            .is_some())
+        Ok(catalog::current_version(&self.storage, &ident).await?.is_some())
     }
 
     /// A table's schema, contract and current snapshot.
@@ -261,12 +259,7 @@ impl Lake {
     /// Errors: [`crate::ErrorKind::NotFound`]; [`crate::ErrorKind::InvalidInput`] or
     /// [`crate::ErrorKind::SchemaMismatch`] naming column and row (nothing is written then);
     /// [`crate::ErrorKind::Conflict`] (retryable) when other writers won every commit attempt.
-    pub async fn append(
-        &self,
-        name: &str,
-        batches: Vec<RecordBatch>,
-        opts: AppendOptions,
-    ) -> Result<AppendReport> {
+    pub async fn append(&self, name: &str, batches: Vec<RecordBatch>, opts: AppendOptions) -> Result<AppendReport> {
         let ident = TableIdent::parse(name)?;
         commit::append_batches(&self.storage, &ident, batches, opts).await
     }
@@ -288,15 +281,41 @@ impl Lake {
     /// Errors: [`crate::ErrorKind::InvalidInput`] for SQL that does not parse or plan;
     /// [`crate::ErrorKind::NotFound`] for a missing table or snapshot.
     pub async fn sql(&self, sql: &str) -> Result<QueryResult> {
-        let prepared = session::prepare(&self.storage, &self.cache, sql).await?;
-        let schema = prepared.schema();
-        let batches = prepared.collect().await?;
-        Ok(QueryResult { schema, batches })
+        self.sql_with(sql, &QueryOptions::default()).await
+    }
+
+    /// Runs one SQL statement within limits: a timeout, a maximum number of result rows, and a
+    /// memory limit in bytes (sorts and aggregates spill to the temporary directory first).
+    ///
+    /// Errors: as [`Lake::sql`]; [`crate::ErrorKind::Timeout`] when the query runs past its timeout
+    /// (it is cancelled: its tasks are dropped); [`crate::ErrorKind::LimitExceeded`] when the result
+    /// passes `max_rows` or the query cannot fit in `memory_limit`; [`crate::ErrorKind::InvalidInput`]
+    /// for zero limits.
+    pub async fn sql_with(&self, sql: &str, limits: &QueryOptions) -> Result<QueryResult> {
+        let run = async {
+            let prepared = session::prepare(&self.storage, &self.cache, sql, limits).await?;
+            let schema = prepared.schema();
+            let batches = prepared.collect(limits).await?;
+            Ok(QueryResult { schema, batches })
+        };
+        match limits.timeout {
+            // Planning counts too: it reads metadata.
+            Some(t) => tokio::time::timeout(t, run).await.map_err(|_| {
+                Error::new(
+                    crate::ErrorKind::Timeout,
+                    format!(
+                        "the query ran past its timeout of {:.3} s and was cancelled",
+                        t.as_secs_f64()
+                    ),
+                )
+            })?,
+            None => run.await,
+        }
     }
 
     /// Runs one SQL statement as a stream of batches (for results too large to collect).
     pub async fn sql_stream(&self, sql: &str) -> Result<(SchemaRef, SendableRecordBatchStream)> {
-        let prepared = session::prepare(&self.storage, &self.cache, sql).await?;
+        let prepared = session::prepare(&self.storage, &self.cache, sql, &QueryOptions::default()).await?;
         let schema = prepared.schema();
         Ok((schema, prepared.stream().await?))
     }
@@ -306,9 +325,11 @@ impl Lake {
     /// Errors: [`crate::ErrorKind::InvalidInput`] for a table without a time column.
     pub async fn latest(&self, name: &str) -> Result<QueryResult> {
         let d = self.describe(name).await?;
-        let time = d.contract.time_column.as_deref().ok_or_else(|| {
-            Error::invalid(format!("table {}: latest needs a time column", d.ident))
-        })?;
+        let time = d
+            .contract
+            .time_column
+            .as_deref()
+            .ok_or_else(|| Error::invalid(format!("table {}: latest needs a time column", d.ident)))?;
         let t = table_sql(&d.ident);
         let sql = if d.contract.series_key.is_empty() {
             format!("SELECT * FROM {t} ORDER BY {} DESC LIMIT 1", quote(time))
@@ -329,8 +350,7 @@ impl Lake {
         let t = catalog::load(&self.storage, &ident).await?;
         let contract = t.contract()?;
         let md = &t.metadata;
-        let files =
-            catalog::data_files(&self.storage, &self.cache, md, md.current_snapshot_id()).await?;
+        let files = catalog::data_files(&self.storage, &self.cache, md, md.current_snapshot_id()).await?;
         let time_id = contract
             .time_column
             .as_deref()
@@ -341,14 +361,10 @@ impl Lake {
         for f in &files {
             partitions.insert(format!("{:?}", f.partition()));
             if let Some(id) = time_id {
-                if let Some(PrimitiveLiteral::Long(v)) =
-                    f.lower_bounds().get(&id).map(|d| d.literal())
-                {
+                if let Some(PrimitiveLiteral::Long(v)) = f.lower_bounds().get(&id).map(|d| d.literal()) {
                     min_t = Some(min_t.map_or(*v, |m| m.min(*v)));
                 }
-                if let Some(PrimitiveLiteral::Long(v)) =
-                    f.upper_bounds().get(&id).map(|d| d.literal())
-                {
+                if let Some(PrimitiveLiteral::Long(v)) = f.upper_bounds().get(&id).map(|d| d.literal()) {
                     max_t = Some(max_t.map_or(*v, |m| m.max(*v)));
                 }
             }

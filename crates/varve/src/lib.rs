@@ -52,11 +52,7 @@
 //! `query` uses `commit` for `INSERT INTO`; nothing below `query` imports it.
 
 #![forbid(unsafe_code)]
-#![warn(
-    missing_docs,
-    missing_debug_implementations,
-    rustdoc::broken_intra_doc_links
-)]
+#![warn(missing_docs, missing_debug_implementations, rustdoc::broken_intra_doc_links)]
 
 mod catalog;
 mod commit;
@@ -72,6 +68,7 @@ pub use commit::{AppendOptions, AppendReport};
 pub use error::{Error, ErrorKind, Result};
 pub use format::{Partitioning, TableContract};
 pub use lake::{Lake, QueryResult, SnapshotInfo, TableAppender, TableDescription, TableInfo};
+pub use query::session::QueryOptions;
 pub use storage::{default_lake_url, StorageKind, DEFAULT_LAKE, LAKE_ENV};
 pub use write::time::parse_time_unit;
 pub use write::TimeOptions;

@@ -60,10 +60,7 @@ impl Storage {
                 kind: StorageKind::Memory,
             });
         }
-        if let Some(rest) = url
-            .strip_prefix("s3://")
-            .or_else(|| url.strip_prefix("s3a://"))
-        {
+        if let Some(rest) = url.strip_prefix("s3://").or_else(|| url.strip_prefix("s3a://")) {
             let rest = rest.trim_end_matches('/');
             let (bucket, prefix) = rest.split_once('/').unwrap_or((rest, ""));
             if bucket.is_empty() {
@@ -88,9 +85,7 @@ impl Storage {
                     b = b.with_allow_http(true);
                 }
             }
-            let s3 = b
-                .build()
-                .map_err(|e| Error::invalid(format!("lake URL {url}: {e}")))?;
+            let s3 = b.build().map_err(|e| Error::invalid(format!("lake URL {url}: {e}")))?;
             let store: Arc<dyn ObjectStore> = if prefix.is_empty() {
                 Arc::new(s3)
             } else {
@@ -118,15 +113,10 @@ impl Storage {
             url.to_string()
         };
         let path = std::path::Path::new(&path);
-        std::fs::create_dir_all(path).map_err(|e| {
-            Error::storage(
-                format!("cannot create lake directory {}: {e}", path.display()),
-                false,
-            )
-        })?;
-        let abs = std::fs::canonicalize(path).map_err(|e| {
-            Error::storage(format!("lake directory {}: {e}", path.display()), false)
-        })?;
+        std::fs::create_dir_all(path)
+            .map_err(|e| Error::storage(format!("cannot create lake directory {}: {e}", path.display()), false))?;
+        let abs = std::fs::canonicalize(path)
+            .map_err(|e| Error::storage(format!("lake directory {}: {e}", path.display()), false))?;
         let store = LocalFileSystem::new_with_prefix(&abs)
             .map_err(|e| Error::storage(format!("lake directory {}: {e}", abs.display()), false))?;
         let root = format!("file://{}", abs.display().to_string().trim_end_matches('/'));
@@ -152,13 +142,9 @@ impl Storage {
             .or_else(|| {
                 // `file:/path` and `file:///path` are the same place.
                 let alt = self.root.replace("file://", "file:");
-                location
-                    .strip_prefix(alt.as_str())
-                    .and_then(|r| r.strip_prefix('/'))
+                location.strip_prefix(alt.as_str()).and_then(|r| r.strip_prefix('/'))
             })
-            .ok_or_else(|| {
-                Error::corrupt(format!("{location} is outside the lake {}", self.root))
-            })?;
+            .ok_or_else(|| Error::corrupt(format!("{location} is outside the lake {}", self.root)))?;
         Path::parse(rest).map_err(|e| Error::corrupt(format!("bad object path {rest}: {e}")))
     }
 
@@ -196,14 +182,9 @@ impl Storage {
             mode: PutMode::Create,
             ..Default::default()
         };
-        match self
-            .store
-            .put_opts(path, PutPayload::from(data), opts)
-            .await
-        {
+        match self.store.put_opts(path, PutPayload::from(data), opts).await {
             Ok(_) => Ok(true),
-            Err(object_store::Error::AlreadyExists { .. })
-            | Err(object_store::Error::Precondition { .. }) => Ok(false),
+            Err(object_store::Error::AlreadyExists { .. }) | Err(object_store::Error::Precondition { .. }) => Ok(false),
             Err(e) => Err(e.into()),
         }
     }

@@ -7,9 +7,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use varve::arrow::array::{
-    Float64Array, ListBuilder, RecordBatch, StringBuilder, TimestampMicrosecondArray,
-};
+use varve::arrow::array::{Float64Array, ListBuilder, RecordBatch, StringBuilder, TimestampMicrosecondArray};
 use varve::arrow::datatypes::{DataType, Field, Schema, TimeUnit};
 use varve::Lake;
 use varve_testkit::{data_file, Backend};
@@ -76,11 +74,7 @@ impl Fixture {
         let all: Vec<&str> = all.iter().map(String::as_str).collect();
         let err = varve_err(&all);
         let again = varve(&all);
-        assert_eq!(
-            again.status.code(),
-            Some(code),
-            "exit code of varve {args:?}: {err}"
-        );
+        assert_eq!(again.status.code(), Some(code), "exit code of varve {args:?}: {err}");
         assert_eq!(String::from_utf8_lossy(&again.stderr), err, "same message");
         err.trim_end().to_string()
     }
@@ -93,8 +87,7 @@ impl Fixture {
             .sql(&format!("SELECT count(*) FROM {TABLE}"))
             .await
             .expect("count");
-        let rows = varve::arrow::util::display::array_value_to_string(r.batches[0].column(0), 0)
-            .expect("count");
+        let rows = varve::arrow::util::display::array_value_to_string(r.batches[0].column(0), 0).expect("count");
         State {
             version: d.metadata_version,
             snapshot: d.snapshot_id,
@@ -115,10 +108,7 @@ impl Fixture {
         );
         assert_eq!(after.info, before.info, "{case}: varve info");
         assert_eq!(after.tables, before.tables, "{case}: varve ls");
-        assert_eq!(
-            after.files, before.files,
-            "{case}: no file may be added or removed"
-        );
+        assert_eq!(after.files, before.files, "{case}: no file may be added or removed");
     }
 
     /// Imports `file` into the existing table and into a new one; both must fail with a message
@@ -129,10 +119,7 @@ impl Fixture {
         args.extend_from_slice(extra);
         let err = self.fails(&args, 2);
         for part in expect {
-            assert!(
-                err.contains(part),
-                "{case}: {err:?} should contain {part:?}"
-            );
+            assert!(err.contains(part), "{case}: {err:?} should contain {part:?}");
         }
         self.assert_unchanged(&before, case).await;
 
@@ -144,8 +131,7 @@ impl Fixture {
             new_err.contains(&file.display().to_string()),
             "{case} (new table): {new_err:?} should name the file"
         );
-        self.assert_unchanged(&before, &format!("{case} (new table)"))
-            .await;
+        self.assert_unchanged(&before, &format!("{case} (new table)")).await;
         assert!(
             !self.ok(&["ls"]).contains("fresh.table"),
             "{case}: the new table must not exist"
@@ -194,10 +180,7 @@ async fn a_word_in_a_number_column_names_file_column_and_row() {
     let f = Fixture::new();
     // Two files in one import: the first is good, the second has 'fast' in row 70,000 (in its
     // second batch of rows). Nothing of either may be committed.
-    let more = f.write(
-        "more.csv",
-        "time,sensor,velocity\n2024-05-02T00:00:00Z,a,3.5\n",
-    );
+    let more = f.write("more.csv", "time,sensor,velocity\n2024-05-02T00:00:00Z,a,3.5\n");
     let mut text = String::from("time,sensor,velocity\n");
     for i in 0..70_000u32 {
         let v = if i == 69_999 {
@@ -240,10 +223,7 @@ async fn an_empty_time_is_refused() {
             &["column time, row 3: the time is null"],
         )
         .await;
-    assert!(
-        err.starts_with(&format!("error: {}: ", file.display())),
-        "{err}"
-    );
+    assert!(err.starts_with(&format!("error: {}: ", file.display())), "{err}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -261,25 +241,10 @@ async fn an_unparsable_time_is_refused() {
             &["column time, row 2: 'yesterday' is not a time"],
         )
         .await;
-    assert!(
-        err.starts_with(&format!("error: {}: ", file.display())),
-        "{err}"
-    );
+    assert!(err.starts_with(&format!("error: {}: ", file.display())), "{err}");
     // With a format given, the message names the format expected.
-    let err = f.fails(
-        &[
-            "import",
-            TABLE,
-            path(&file),
-            "--time-format",
-            "%d/%m/%Y %H:%M",
-        ],
-        2,
-    );
-    assert!(
-        err.contains("'2024-05-02T00:00:00Z' is not a time"),
-        "{err}"
-    );
+    let err = f.fails(&["import", TABLE, path(&file), "--time-format", "%d/%m/%Y %H:%M"], 2);
+    assert!(err.contains("'2024-05-02T00:00:00Z' is not a time"), "{err}");
     assert!(err.contains("%d/%m/%Y %H:%M"), "{err}");
 }
 
@@ -348,12 +313,7 @@ async fn a_column_of_an_unknown_type_is_refused() {
     let file = f.inputs.path().join("tags.parquet");
     list_parquet(&file);
     let err = f
-        .rejects(
-            "list column",
-            &file,
-            &[],
-            &["column tags", "List", "not supported"],
-        )
+        .rejects("list column", &file, &[], &["column tags", "List", "not supported"])
         .await;
     assert!(err.contains(&file.display().to_string()), "{err}");
 }
@@ -381,19 +341,12 @@ async fn a_truncated_gzip_file_is_refused() {
     // A table of stock prices from the head of the real file, then the real file cut in half.
     let real = std::fs::read(data_file("stocks.csv.gz")).expect("read stocks");
     let mut head = String::new();
-    std::io::Read::read_to_string(&mut flate2::read::MultiGzDecoder::new(&real[..]), &mut head)
-        .expect("gunzip");
+    std::io::Read::read_to_string(&mut flate2::read::MultiGzDecoder::new(&real[..]), &mut head).expect("gunzip");
     let head: Vec<&str> = head.lines().take(101).collect();
     let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
     gz.write_all((head.join("\n") + "\n").as_bytes()).unwrap();
     let head = f.write_bytes("stocks_head.csv.gz", &gz.finish().unwrap());
-    let out = f.ok(&[
-        "import",
-        "market.stocks",
-        path(&head),
-        "--series-key",
-        "Ticker",
-    ]);
+    let out = f.ok(&["import", "market.stocks", path(&head), "--series-key", "Ticker"]);
     assert!(out.starts_with("imported 100 rows"), "{out}");
 
     let cut = f.write_bytes("stocks_cut.csv.gz", &real[..real.len() / 2]);
@@ -411,37 +364,27 @@ async fn a_truncated_gzip_file_is_refused() {
     f.assert_unchanged(&before, "truncated gzip").await;
     let err = f.fails(&["import", "fresh.table", path(&cut)], 2);
     assert!(err.contains("the file is truncated"), "{err}");
-    f.assert_unchanged(&before, "truncated gzip (new table)")
-        .await;
+    f.assert_unchanged(&before, "truncated gzip (new table)").await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_empty_file_is_refused() {
     let f = Fixture::new();
     let file = f.write("empty.csv", "");
-    let err = f
-        .rejects("empty file", &file, &[], &["the file is empty"])
-        .await;
+    let err = f.rejects("empty file", &file, &[], &["the file is empty"]).await;
     assert_eq!(err, format!("error: {}: the file is empty", file.display()));
     let gz = f.write_bytes("empty.csv.gz", &[]);
-    f.rejects("empty gzip file", &gz, &[], &["the file is empty"])
-        .await;
+    f.rejects("empty gzip file", &gz, &[], &["the file is empty"]).await;
     let pq = f.write_bytes("empty.parquet", &[]);
-    f.rejects("empty parquet file", &pq, &[], &["the file is empty"])
-        .await;
+    f.rejects("empty parquet file", &pq, &[], &["the file is empty"]).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_header_only_file_is_refused() {
     let f = Fixture::new();
     let file = f.write("header.csv", "time,sensor,velocity\n");
-    let err = f
-        .rejects("header only", &file, &[], &["the file has no rows"])
-        .await;
-    assert_eq!(
-        err,
-        format!("error: {}: the file has no rows", file.display())
-    );
+    let err = f.rejects("header only", &file, &[], &["the file has no rows"]).await;
+    assert_eq!(err, format!("error: {}: the file has no rows", file.display()));
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -475,20 +418,13 @@ async fn a_failed_import_into_a_new_table_leaves_no_table() {
     text.push_str("2024-05-05T00:01:00Z,a,\n2024-05-05T00:01:01Z,a,1\nlater,a,2\n");
     let file = f.write("late_error.csv", &text);
     let err = f.fails(&["import", "fresh.table", path(&file)], 2);
-    assert!(
-        err.contains("column time, row 13: 'later' is not a time"),
-        "{err}"
-    );
-    f.assert_unchanged(&before, "failed import into a new table")
-        .await;
+    assert!(err.contains("column time, row 13: 'later' is not a time"), "{err}");
+    f.assert_unchanged(&before, "failed import into a new table").await;
     assert_eq!(f.ok(&["ls"]).trim_end(), "default.readings");
     let e = f.lake.describe("fresh.table").await.unwrap_err();
     assert_eq!(e.kind(), varve::ErrorKind::NotFound, "{e}");
     // And the name is free for a good import.
-    let good = f.write(
-        "fresh.csv",
-        "time,sensor,velocity\n2024-05-05T00:00:00Z,a,1\n",
-    );
+    let good = f.write("fresh.csv", "time,sensor,velocity\n2024-05-05T00:00:00Z,a,1\n");
     let out = f.ok(&["import", "fresh.table", path(&good)]);
     assert!(out.starts_with("imported 1 rows"), "{out}");
 }

@@ -55,26 +55,12 @@ fn create_insert_query_in_every_format() {
         "hour",
     ]);
     assert_eq!(varve_ok(&["--lake", lake, "ls"]).trim(), "iot.temps");
-    let e = varve_err(&[
-        "--lake",
-        lake,
-        "create",
-        "iot.temps",
-        "-c",
-        "ts:timestamptz",
-    ]);
+    let e = varve_err(&["--lake", lake, "create", "iot.temps", "-c", "ts:timestamptz"]);
     assert!(e.contains("exists already"), "{e}");
     assert_eq!(
-        varve(&[
-            "--lake",
-            lake,
-            "create",
-            "iot.temps",
-            "-c",
-            "ts:timestamptz"
-        ])
-        .status
-        .code(),
+        varve(&["--lake", lake, "create", "iot.temps", "-c", "ts:timestamptz"])
+            .status
+            .code(),
         Some(4)
     );
     varve_ok(&["--lake", lake, "sql", "INSERT INTO iot.temps VALUES ('2024-03-01T10:00:00Z', 's1', 20.5), ('2024-03-01T11:30:00Z', 's1', 21.0), ('2024-03-01T10:15:00Z', 's2', 19.0)"]);
@@ -116,10 +102,7 @@ fn create_insert_query_in_every_format() {
         "sql",
         "EXPLAIN SELECT * FROM iot.temps WHERE ts >= '2024-03-01T11:00:00Z'",
     ]);
-    assert!(
-        explain.contains("1 of 2 data files read, 1 pruned"),
-        "{explain}"
-    );
+    assert!(explain.contains("1 of 2 data files read, 1 pruned"), "{explain}");
 
     varve_ok(&["--lake", lake, "drop", "iot.temps"]);
     assert_eq!(varve_ok(&["--lake", lake, "ls"]).trim(), "");
@@ -132,15 +115,9 @@ fn errors_are_one_line_with_exit_codes() {
     let lake = lake.to_str().unwrap();
     let e = varve_err(&["--lake", lake, "sql", "SELEC 1"]);
     assert!(e.contains("SELEC"), "{e}");
-    assert_eq!(
-        varve(&["--lake", lake, "sql", "SELEC 1"]).status.code(),
-        Some(2)
-    );
+    assert_eq!(varve(&["--lake", lake, "sql", "SELEC 1"]).status.code(), Some(2));
     varve_err(&["--lake", lake, "info", "nope"]);
-    assert_eq!(
-        varve(&["--lake", lake, "info", "nope"]).status.code(),
-        Some(3)
-    );
+    assert_eq!(varve(&["--lake", lake, "info", "nope"]).status.code(), Some(3));
     let e = varve_err(&["--lake", "gs://bucket/x", "ls"]);
     assert!(e.contains("gs:// is not supported"), "{e}");
     let e = varve_err(&["--lake", lake, "create", "bad name", "-c", "a:int64"]);

@@ -39,15 +39,8 @@ pub(crate) fn varve_err(args: &[&str]) -> String {
         "varve {args:?} should fail; stdout: {}",
         String::from_utf8_lossy(&o.stdout)
     );
-    assert_eq!(
-        err.trim_end().lines().count(),
-        1,
-        "one line of error, got: {err}"
-    );
+    assert_eq!(err.trim_end().lines().count(), 1, "one line of error, got: {err}");
     assert!(err.starts_with("error: "), "{err}");
-    assert!(
-        !err.contains("panicked") && !err.contains("RUST_BACKTRACE"),
-        "{err}"
-    );
+    assert!(!err.contains("panicked") && !err.contains("RUST_BACKTRACE"), "{err}");
     err
 }

@@ -48,12 +48,8 @@ fn assert_stats_agree(what: &str, ours: &[Vec<String>], duck: &[Vec<String>], ex
         assert_eq!(o.len(), d.len(), "{what}: number of result columns");
         assert_eq!(o[..exact], d[..exact], "{what}: exact columns");
         for (i, (a, b)) in o.iter().zip(d).enumerate().skip(exact) {
-            let x: f64 = a
-                .parse()
-                .unwrap_or_else(|_| panic!("{what}: column {i}: {a}"));
-            let y: f64 = b
-                .parse()
-                .unwrap_or_else(|_| panic!("{what}: column {i}: {b}"));
+            let x: f64 = a.parse().unwrap_or_else(|_| panic!("{what}: column {i}: {a}"));
+            let y: f64 = b.parse().unwrap_or_else(|_| panic!("{what}: column {i}: {b}"));
             let rel = (x - y).abs() / x.abs().max(y.abs()).max(f64::MIN_POSITIVE);
             assert!(
                 rel <= REL,
@@ -165,16 +161,8 @@ async fn stocks_on_local_disk_with_info_latest_and_history() {
 
     // varve info: the contract, the size, the time range and the series, as DuckDB sees the file.
     let duck = cells(&duckdb(&stocks_duck_sql(), None));
-    let first = duck
-        .iter()
-        .map(|r| r[2].parse::<i64>().unwrap())
-        .min()
-        .unwrap();
-    let last = duck
-        .iter()
-        .map(|r| r[3].parse::<i64>().unwrap())
-        .max()
-        .unwrap();
+    let first = duck.iter().map(|r| r[2].parse::<i64>().unwrap()).min().unwrap();
+    let last = duck.iter().map(|r| r[3].parse::<i64>().unwrap()).max().unwrap();
     let info = cli(&backend, &["info", "market.stocks"]);
     for line in [
         "table        market.stocks".to_string(),
@@ -238,17 +226,8 @@ async fn stocks_on_local_disk_with_info_latest_and_history() {
     let history = cli(&backend, &["history", "market.stocks"]);
     let snaps: Vec<&str> = history.lines().skip(1).collect();
     assert_eq!(snaps.len(), 1, "{history}");
-    for part in [
-        "append",
-        "12154",
-        "stocks-2013-03",
-        "first load",
-        "(current)",
-    ] {
-        assert!(
-            snaps[0].contains(part),
-            "history lacks {part:?}:\n{history}"
-        );
+    for part in ["append", "12154", "stocks-2013-03", "first load", "(current)"] {
+        assert!(snaps[0].contains(part), "history lacks {part:?}:\n{history}");
     }
 
     // The same batch again: nothing written, and it says so.
@@ -324,15 +303,9 @@ async fn cgm_local_times() {
     )
     .await;
     // Every 'nil' became a null.
-    let nil = lake
-        .sql("SELECT count(*) FROM cgm WHERE isig IS NULL")
-        .await
-        .unwrap();
+    let nil = lake.sql("SELECT count(*) FROM cgm WHERE isig IS NULL").await.unwrap();
     let duck_nil = duckdb(
-        &format!(
-            "SELECT count(*) FROM {} WHERE isig = 'nil'",
-            read_csv(&file, CGM_CSV)
-        ),
+        &format!("SELECT count(*) FROM {} WHERE isig = 'nil'", read_csv(&file, CGM_CSV)),
         None,
     );
     assert_eq!(cells(&nil.batches), cells(&duck_nil));
@@ -372,11 +345,7 @@ async fn cgm_local_times() {
         )
         .await
         .unwrap();
-    assert_eq!(
-        cells(&unmatched.batches),
-        [["0"]],
-        "every row shifted by 7 h"
-    );
+    assert_eq!(cells(&unmatched.batches), [["0"]], "every row shifted by 7 h");
     assert_readers_agree(&lake, &backend, "default", "cgm_la").await;
 }
 
@@ -392,8 +361,7 @@ async fn sea_surface_temperature_odd_column_names() {
     assert!(out.contains("imported 19226 rows"), "{out}");
     let info = cli(&backend, &["info", "sst"]);
     assert!(
-        info.lines()
-            .any(|l| l.trim_end() == "time column  time (UTC)"),
+        info.lines().any(|l| l.trim_end() == "time column  time (UTC)"),
         "{info}"
     );
     let lake = backend.open();
@@ -425,18 +393,12 @@ async fn cycling_elapsed_times() {
         &backend,
         "rides.cycling",
         &file,
-        &[
-            "--time-column",
-            "time",
-            "--time-origin",
-            "2016-06-05T09:00:00Z",
-        ],
+        &["--time-column", "time", "--time-origin", "2016-06-05T09:00:00Z"],
     );
     assert!(out.contains("imported 4391 rows"), "{out}");
     let info = cli(&backend, &["info", "rides.cycling"]);
     assert!(
-        info.lines()
-            .any(|l| l.trim_start().starts_with("column_1 ")),
+        info.lines().any(|l| l.trim_start().starts_with("column_1 ")),
         "the unnamed first column is column_1:\n{info}"
     );
     let lake = backend.open();
@@ -473,10 +435,7 @@ async fn cycling_elapsed_times() {
     );
     let (ours, theirs) = (cells(&ours.batches), cells(&theirs));
     assert_eq!(ours.len(), 4391);
-    assert!(
-        ours == theirs,
-        "cycling: per-row times differ from DuckDB's"
-    );
+    assert!(ours == theirs, "cycling: per-row times differ from DuckDB's");
     assert_readers_agree(&lake, &backend, "rides", "cycling").await;
 }
 

@@ -47,20 +47,14 @@ impl Partitioning {
     pub fn label(self, value: i32) -> String {
         match self {
             Partitioning::Hour => {
-                let dt =
-                    chrono::DateTime::from_timestamp(value as i64 * 3600, 0).unwrap_or_default();
+                let dt = chrono::DateTime::from_timestamp(value as i64 * 3600, 0).unwrap_or_default();
                 dt.format("%Y-%m-%d-%H").to_string()
             }
             Partitioning::Day => {
-                let dt =
-                    chrono::DateTime::from_timestamp(value as i64 * 86400, 0).unwrap_or_default();
+                let dt = chrono::DateTime::from_timestamp(value as i64 * 86400, 0).unwrap_or_default();
                 dt.format("%Y-%m-%d").to_string()
             }
-            Partitioning::Month => format!(
-                "{:04}-{:02}",
-                1970 + value.div_euclid(12),
-                value.rem_euclid(12) + 1
-            ),
+            Partitioning::Month => format!("{:04}-{:02}", 1970 + value.div_euclid(12), value.rem_euclid(12) + 1),
         }
     }
 
@@ -118,10 +112,7 @@ impl TableContract {
     }
 
     /// The same contract with `series_key` as its series key.
-    pub fn with_series_key<S: Into<String>>(
-        mut self,
-        series_key: impl IntoIterator<Item = S>,
-    ) -> Self {
+    pub fn with_series_key<S: Into<String>>(mut self, series_key: impl IntoIterator<Item = S>) -> Self {
         self.series_key = series_key.into_iter().map(Into::into).collect();
         self
     }
@@ -140,13 +131,7 @@ impl TableContract {
         let raw = format!("{time}_{}", self.partitioning);
         let mut name: String = raw
             .chars()
-            .map(|c| {
-                if c.is_ascii_alphanumeric() || c == '_' {
-                    c
-                } else {
-                    '_'
-                }
-            })
+            .map(|c| if c.is_ascii_alphanumeric() || c == '_' { c } else { '_' })
             .collect();
         if name.starts_with(|c: char| c.is_ascii_digit()) {
             name.insert(0, '_');
@@ -168,12 +153,7 @@ impl TableContract {
         let time_column = p.get(PROP_TIME_COLUMN).filter(|s| !s.is_empty()).cloned();
         let series_key = p
             .get(PROP_SERIES_KEY)
-            .map(|s| {
-                s.split(',')
-                    .filter(|x| !x.is_empty())
-                    .map(str::to_string)
-                    .collect()
-            })
+            .map(|s| s.split(',').filter(|x| !x.is_empty()).map(str::to_string).collect())
             .unwrap_or_default();
         let partitioning = match p.get(PROP_PARTITION) {
             Some(s) => s.parse()?,

@@ -7,8 +7,8 @@ use std::sync::Arc;
 use bytes::Bytes;
 use iceberg::io::FileIO;
 use iceberg::spec::{
-    DataFile, FormatVersion, Manifest, ManifestFile, ManifestList, ManifestListWriter,
-    ManifestWriterBuilder, PartitionSpec, Schema,
+    DataFile, FormatVersion, Manifest, ManifestFile, ManifestList, ManifestListWriter, ManifestWriterBuilder,
+    PartitionSpec, Schema,
 };
 
 use crate::error::Result;
@@ -26,8 +26,7 @@ pub(crate) async fn encode_manifest(
     let io = FileIO::new_with_memory();
     let scratch = format!("memory:///manifest-{}.avro", uuid::Uuid::new_v4());
     let out = io.new_output(&scratch)?;
-    let mut writer =
-        ManifestWriterBuilder::new(out, Some(snapshot_id), schema, spec).build_v2_data();
+    let mut writer = ManifestWriterBuilder::new(out, Some(snapshot_id), schema, spec).build_v2_data();
     for f in files {
         writer.add_file(f, sequence_number)?;
     }
@@ -47,12 +46,7 @@ pub(crate) async fn encode_manifest_list(
     let io = FileIO::new_with_memory();
     let scratch = format!("memory:///list-{}.avro", uuid::Uuid::new_v4());
     let out = io.new_output(&scratch)?;
-    let mut writer = ManifestListWriter::v2(
-        out.writer().await?,
-        snapshot_id,
-        parent_snapshot_id,
-        sequence_number,
-    );
+    let mut writer = ManifestListWriter::v2(out.writer().await?, snapshot_id, parent_snapshot_id, sequence_number);
     writer.add_manifests(manifests.into_iter())?;
     writer.close().await?;
     Ok(io.new_input(&scratch)?.read().await?)

@@ -39,7 +39,10 @@ pub(crate) fn iceberg_type(column: &str, dt: &DataType) -> Result<PrimitiveType>
         D::Timestamp(_, None) => PrimitiveType::Timestamp,
         D::Timestamp(_, Some(_)) => PrimitiveType::Timestamptz,
         D::Time32(_) | D::Time64(_) => PrimitiveType::Time,
-        D::Decimal128(p, s) if *s >= 0 => PrimitiveType::Decimal { precision: *p as u32, scale: *s as u32 },
+        D::Decimal128(p, s) if *s >= 0 => PrimitiveType::Decimal {
+            precision: *p as u32,
+            scale: *s as u32,
+        },
         D::Null => PrimitiveType::String,
         other => {
             return Err(Error::schema(format!(
@@ -64,14 +67,8 @@ pub(crate) fn arrow_type(t: &PrimitiveType) -> Result<DataType> {
         PrimitiveType::Time => DataType::Time64(TimeUnit::Microsecond),
         PrimitiveType::Timestamp => DataType::Timestamp(TimeUnit::Microsecond, None),
         PrimitiveType::Timestamptz => time_type(),
-        PrimitiveType::Decimal { precision, scale } => {
-            DataType::Decimal128(*precision as u8, *scale as i8)
-        }
-        other => {
-            return Err(Error::schema(format!(
-                "Iceberg type {other} is not supported by Varve"
-            )))
-        }
+        PrimitiveType::Decimal { precision, scale } => DataType::Decimal128(*precision as u8, *scale as i8),
+        other => return Err(Error::schema(format!("Iceberg type {other} is not supported by Varve"))),
     })
 }
 
@@ -85,9 +82,10 @@ pub(crate) fn to_arrow(schema: &Schema) -> Result<SchemaRef> {
                 f.name
             )));
         };
-        let field = Field::new(&f.name, arrow_type(p)?, !f.required).with_metadata(HashMap::from(
-            [(PARQUET_FIELD_ID_META_KEY.to_string(), f.id.to_string())],
-        ));
+        let field = Field::new(&f.name, arrow_type(p)?, !f.required).with_metadata(HashMap::from([(
+            PARQUET_FIELD_ID_META_KEY.to_string(),
+            f.id.to_string(),
+        )]));
         fields.push(field);
     }
     Ok(Arc::new(ArrowSchema::new(fields)))
@@ -100,34 +98,22 @@ pub(crate) fn from_arrow(arrow: &ArrowSchema, time_column: Option<&str>) -> Resu
     let mut seen = std::collections::HashSet::new();
     for (i, f) in arrow.fields().iter().enumerate() {
         if f.name().is_empty() {
-            return Err(Error::schema(format!(
-                "column {}: a column needs a name",
-                i + 1
-            )));
+            return Err(Error::schema(format!("column {}: a column needs a name", i + 1)));
         }
         if !seen.insert(f.name().clone()) {
-            return Err(Error::schema(format!(
-                "column {}: the name appears twice",
-                f.name()
-            )));
+            return Err(Error::schema(format!("column {}: the name appears twice", f.name())));
         }
         let id = i as i32 + 1;
         let field = if Some(f.name().as_str()) == time_column {
             NestedField::required(id, f.name(), Type::Primitive(PrimitiveType::Timestamptz))
         } else {
-            NestedField::optional(
-                id,
-                f.name(),
-                Type::Primitive(iceberg_type(f.name(), f.data_type())?),
-            )
+            NestedField::optional(id, f.name(), Type::Primitive(iceberg_type(f.name(), f.data_type())?))
         };
         fields.push(Arc::new(field));
     }
     if let Some(t) = time_column {
         if !seen.contains(t) {
-            return Err(Error::schema(format!(
-                "time column {t} is not among the columns"
-            )));
+            return Err(Error::schema(format!("time column {t} is not among the columns")));
         }
     }
     Ok(Schema::builder().with_fields(fields).build()?)
@@ -135,11 +121,7 @@ pub(crate) fn from_arrow(arrow: &ArrowSchema, time_column: Option<&str>) -> Resu
 
 /// `schema` with optional columns added for each `(name, arrow type)`: Iceberg schema evolution
 /// ("Schema Evolution": new columns take fresh field ids above the table's last column id).
-pub(crate) fn add_columns(
-    schema: &Schema,
-    last_column_id: i32,
-    new: &[(String, DataType)],
-) -> Result<Schema> {
+pub(crate) fn add_columns(schema: &Schema, last_column_id: i32, new: &[(String, DataType)]) -> Result<Schema> {
     let mut fields: Vec<_> = schema.as_struct().fields().to_vec();
     let mut next = last_column_id.max(schema.highest_field_id());
     for (name, dt) in new {

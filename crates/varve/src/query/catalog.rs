@@ -78,10 +78,9 @@ impl SchemaProvider for Namespace {
             None => current,
             Some(AsOf::Snapshot(id)) => {
                 if md.snapshot_by_id(id).is_none() {
-                    return Err(Error::not_found(format!(
-                        "table {ident} has no snapshot {id} (see its history)"
-                    ))
-                    .into());
+                    return Err(
+                        Error::not_found(format!("table {ident} has no snapshot {id} (see its history)")).into(),
+                    );
                 }
                 Some(id)
             }
@@ -99,10 +98,9 @@ impl SchemaProvider for Namespace {
                         let when = chrono::DateTime::from_timestamp_micros(us)
                             .map(|d| d.to_rfc3339())
                             .unwrap_or_default();
-                        return Err(Error::not_found(format!(
-                            "table {ident} has no snapshot at or before {when}"
-                        ))
-                        .into());
+                        return Err(
+                            Error::not_found(format!("table {ident} has no snapshot at or before {when}")).into(),
+                        );
                     }
                 }
             }

@@ -12,9 +12,7 @@ use std::sync::Arc;
 
 use arrow::datatypes::{DataType, IntervalUnit, TimeUnit};
 use datafusion::common::{plan_err, Result};
-use datafusion::logical_expr::{
-    ColumnarValue, ScalarFunctionArgs, ScalarUDF, ScalarUDFImpl, Signature, Volatility,
-};
+use datafusion::logical_expr::{ColumnarValue, ScalarFunctionArgs, ScalarUDF, ScalarUDFImpl, Signature, Volatility};
 
 /// `time_bucket(interval, ts [, origin])`.
 #[derive(Debug, PartialEq, Eq, Hash)]
@@ -48,16 +46,10 @@ impl ScalarUDFImpl for TimeBucket {
         }
         let (unit, tz) = match &arg_types[1] {
             DataType::Timestamp(u, tz) => (*u, tz.clone()),
-            DataType::Date32
-            | DataType::Date64
-            | DataType::Utf8
-            | DataType::LargeUtf8
-            | DataType::Utf8View => (TimeUnit::Microsecond, None),
-            other => {
-                return plan_err!(
-                    "time_bucket: the second argument must be a timestamp, not {other}"
-                )
+            DataType::Date32 | DataType::Date64 | DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View => {
+                (TimeUnit::Microsecond, None)
             }
+            other => return plan_err!("time_bucket: the second argument must be a timestamp, not {other}"),
         };
         let mut out = vec![
             DataType::Interval(IntervalUnit::MonthDayNano),

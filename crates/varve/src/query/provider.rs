@@ -137,12 +137,7 @@ impl TableProvider for VarveTable {
             }
             source = source.with_predicate(physical);
         }
-        let kept: Vec<&DataFile> = files
-            .iter()
-            .zip(&keep)
-            .filter(|(_, k)| **k)
-            .map(|(f, _)| f)
-            .collect();
+        let kept: Vec<&DataFile> = files.iter().zip(&keep).filter(|(_, k)| **k).map(|(f, _)| f).collect();
         if let Ok(mut notes) = self.env.scans.lock() {
             notes.push(ScanNote {
                 table: self.table.ident.to_string(),
@@ -151,36 +146,28 @@ impl TableProvider for VarveTable {
                 files_read: kept.len(),
             });
         }
-        let groups_n = state
-            .config()
-            .target_partitions()
-            .max(1)
-            .min(kept.len().max(1));
+        let groups_n = state.config().target_partitions().max(1).min(kept.len().max(1));
         let mut groups: Vec<Vec<PartitionedFile>> = vec![vec![]; groups_n];
         let mut rows = 0u64;
         for (i, f) in kept.iter().enumerate() {
             let path = self.env.storage.path_of(f.file_path())?;
             rows += f.record_count();
-            groups[i % groups_n].push(PartitionedFile::new(
-                path.to_string(),
-                f.file_size_in_bytes(),
-            ));
+            groups[i % groups_n].push(PartitionedFile::new(path.to_string(), f.file_size_in_bytes()));
         }
         let mut statistics = Statistics::new_unknown(&self.schema);
         statistics.num_rows = Precision::Exact(rows as usize);
-        let config =
-            FileScanConfigBuilder::new(ObjectStoreUrl::parse(STORE_URL)?, Arc::new(source))
-                .with_file_groups(
-                    groups
-                        .into_iter()
-                        .filter(|g| !g.is_empty())
-                        .map(FileGroup::new)
-                        .collect(),
-                )
-                .with_projection_indices(projection.cloned())?
-                .with_limit(limit)
-                .with_statistics(statistics)
-                .build();
+        let config = FileScanConfigBuilder::new(ObjectStoreUrl::parse(STORE_URL)?, Arc::new(source))
+            .with_file_groups(
+                groups
+                    .into_iter()
+                    .filter(|g| !g.is_empty())
+                    .map(FileGroup::new)
+                    .collect(),
+            )
+            .with_projection_indices(projection.cloned())?
+            .with_limit(limit)
+            .with_statistics(statistics)
+            .build();
         Ok(DataSourceExec::from_data_source(config))
     }
 

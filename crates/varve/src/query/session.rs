@@ -1,16 +1,20 @@
 //! A SQL session over the lake: DataFusion with the lake's catalog, object store and functions.
 
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use arrow::array::{RecordBatch, StringArray};
 use arrow::datatypes::SchemaRef;
+use datafusion::execution::memory_pool::FairSpillPool;
+use datafusion::execution::runtime_env::RuntimeEnvBuilder;
 use datafusion::execution::SendableRecordBatchStream;
 use datafusion::logical_expr::LogicalPlan;
 use datafusion::prelude::{SessionConfig, SessionContext};
+use futures::StreamExt;
 use url::Url;
 
 use crate::catalog::{self as lake_catalog, ManifestCache, DEFAULT_NAMESPACE};
-use crate::error::Result;
+use crate::error::{Error, ErrorKind, Result};
 use crate::query::catalog::LakeCatalog;
 use crate::query::functions;
 use crate::query::provider::{QueryEnv, ScanNote, STORE_URL};
@@ -27,12 +31,44 @@ pub(crate) struct Prepared {
     pub(crate) scans: Arc<Mutex<Vec<ScanNote>>>,
 }
 
+/// Limits on one query.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct QueryOptions {
+    /// Cancel the query after this long.
+    pub timeout: Option<Duration>,
+    /// Fail when the result grows past this many rows.
+    pub max_rows: Option<usize>,
+    /// Bound the memory of sorts, aggregates and joins to this many bytes; they spill to a temporary
+    /// directory before they fail.
+    pub memory_limit: Option<usize>,
+}
+
+impl QueryOptions {
+    /// Checks the values: zero limits are invalid.
+    ///
+    /// Errors: [`crate::ErrorKind::InvalidInput`].
+    pub fn validate(&self) -> Result<()> {
+        if self.timeout.is_some_and(|t| t.is_zero()) {
+            return Err(Error::invalid("timeout must be more than 0 seconds"));
+        }
+        if self.max_rows == Some(0) {
+            return Err(Error::invalid("max_rows must be at least 1"));
+        }
+        if self.memory_limit == Some(0) {
+            return Err(Error::invalid("memory_limit must be more than 0 bytes"));
+        }
+        Ok(())
+    }
+}
+
 /// Builds a session over the lake and plans `sql` (after the time-travel rewrite).
 pub(crate) async fn prepare(
     storage: &Storage,
     cache: &Arc<ManifestCache>,
     sql: &str,
+    limits: &QueryOptions,
 ) -> Result<Prepared> {
+    limits.validate()?;
     let scans = Arc::new(Mutex::new(Vec::new()));
     let env = QueryEnv {
         storage: storage.clone(),
@@ -46,10 +82,13 @@ pub(crate) async fn prepare(
         // Column names are kept as the data has them (`Ticker`, `time (UTC)`): identifiers are
         // case-sensitive, as in the Iceberg schema.
         .set_bool("datafusion.sql_parser.enable_ident_normalization", false);
-    let ctx = SessionContext::new_with_config(config);
+    let mut runtime = RuntimeEnvBuilder::new();
+    if let Some(bytes) = limits.memory_limit {
+        runtime = runtime.with_memory_pool(Arc::new(FairSpillPool::new(bytes)));
+    }
+    let ctx = SessionContext::new_with_config_rt(config, runtime.build_arc()?);
     let url = Url::parse(STORE_URL).map_err(|e| crate::Error::internal(e.to_string()))?;
-    ctx.runtime_env()
-        .register_object_store(&url, storage.store.clone());
+    ctx.runtime_env().register_object_store(&url, storage.store.clone());
     let tables = lake_catalog::list(storage).await?;
     ctx.register_catalog(CATALOG, Arc::new(LakeCatalog { env, tables }));
     for f in functions::all() {
@@ -76,15 +115,29 @@ impl Prepared {
 
     /// Runs the statement and collects every batch. `EXPLAIN` gets one more row per scan saying how
     /// many data files were read and pruned.
-    pub(crate) async fn collect(self) -> Result<Vec<RecordBatch>> {
+    pub(crate) async fn collect(self, limits: &QueryOptions) -> Result<Vec<RecordBatch>> {
         let explain = self.is_explain();
-        let mut batches = self.df.collect().await?;
+        let mut stream = self.df.clone().execute_stream().await?;
+        let mut batches = Vec::new();
+        let mut rows = 0usize;
+        while let Some(b) = stream.next().await {
+            let b = b?;
+            rows += b.num_rows();
+            if let Some(max) = limits.max_rows {
+                if rows > max {
+                    return Err(Error::new(
+                        ErrorKind::LimitExceeded,
+                        format!("the result has more than {max} rows (max_rows); add a LIMIT or a filter"),
+                    ));
+                }
+            }
+            batches.push(b);
+        }
         if explain {
             let notes = self.scans.lock().map(|n| n.clone()).unwrap_or_default();
             if let Some(first) = batches.first() {
                 let schema = first.schema();
-                let kinds: Vec<String> =
-                    notes.iter().map(|_| "varve_pruning".to_string()).collect();
+                let kinds: Vec<String> = notes.iter().map(|_| "varve_pruning".to_string()).collect();
                 let texts: Vec<String> = notes
                     .iter()
                     .map(|n| {
@@ -101,10 +154,7 @@ impl Prepared {
                 if schema.fields().len() == 2 && !notes.is_empty() {
                     let extra = RecordBatch::try_new(
                         schema,
-                        vec![
-                            Arc::new(StringArray::from(kinds)),
-                            Arc::new(StringArray::from(texts)),
-                        ],
+                        vec![Arc::new(StringArray::from(kinds)), Arc::new(StringArray::from(texts))],
                     )?;
                     batches.push(extra);
                 }

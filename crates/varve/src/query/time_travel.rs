@@ -92,21 +92,20 @@ pub(crate) fn rewrite(sql: &str) -> Result<Option<String>> {
         }
         let mut v = next_non_ws(&tokens, of_pos + 1);
         // `TIMESTAMP '...'` typed literal.
-        if kind == Some(Keyword::TIMESTAMP)
-            && tokens.get(v).is_some_and(|t| is_kw(t, Keyword::TIMESTAMP))
-        {
+        if kind == Some(Keyword::TIMESTAMP) && tokens.get(v).is_some_and(|t| is_kw(t, Keyword::TIMESTAMP)) {
             v = next_non_ws(&tokens, v + 1);
         }
         let suffix = match (kind, tokens.get(v)) {
             (Some(Keyword::VERSION), Some(Token::Number(n, _))) => format!("v={n}"),
-            (Some(Keyword::VERSION), Some(Token::SingleQuotedString(n)))
-                if n.parse::<i64>().is_ok() =>
-            {
+            (Some(Keyword::VERSION), Some(Token::SingleQuotedString(n))) if n.parse::<i64>().is_ok() => {
                 format!("v={n}")
             }
             (Some(Keyword::TIMESTAMP), Some(Token::SingleQuotedString(s))) => {
-                let us = parse_time_str(s.trim().trim_end_matches(" UTC"), None, None)
-                    .ok_or_else(|| Error::invalid(format!("TIMESTAMP AS OF '{s}': not a time (use RFC 3339, e.g. 2024-05-01T12:00:00Z)")))?;
+                let us = parse_time_str(s.trim().trim_end_matches(" UTC"), None, None).ok_or_else(|| {
+                    Error::invalid(format!(
+                        "TIMESTAMP AS OF '{s}': not a time (use RFC 3339, e.g. 2024-05-01T12:00:00Z)"
+                    ))
+                })?;
                 format!("t={us}")
             }
             (Some(Keyword::TIMESTAMP), Some(Token::Number(n, _))) => {
@@ -116,9 +115,11 @@ pub(crate) fn rewrite(sql: &str) -> Result<Option<String>> {
                     .map_err(|_| Error::invalid(format!("TIMESTAMP AS OF {n}: not a number")))?;
                 format!("t={}", ms * 1000)
             }
-            _ => return Err(Error::invalid(
-                "time travel: use FOR VERSION AS OF <snapshot id> or FOR TIMESTAMP AS OF '<time>'",
-            )),
+            _ => {
+                return Err(Error::invalid(
+                    "time travel: use FOR VERSION AS OF <snapshot id> or FOR TIMESTAMP AS OF '<time>'",
+                ))
+            }
         };
         let p = prev.unwrap_or(0);
         out.truncate(p + 1);
@@ -160,8 +161,6 @@ mod tests {
             .unwrap()
             .unwrap();
         assert_eq!(s, "select * from \"t@t=1000000\"");
-        assert!(rewrite("SELECT CAST(x AS TIMESTAMP) FROM t")
-            .unwrap()
-            .is_none());
+        assert!(rewrite("SELECT CAST(x AS TIMESTAMP) FROM t").unwrap().is_none());
     }
 }

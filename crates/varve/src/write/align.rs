@@ -19,23 +19,14 @@ use crate::write::time::{to_utc_micros, TimeOptions};
 /// Input columns the table does not have, with the Arrow type they will be stored as.
 ///
 /// Errors: [`crate::ErrorKind::SchemaMismatch`] for a column of a type Varve cannot store.
-pub(crate) fn new_columns(
-    table: &SchemaRef,
-    input: &arrow::datatypes::Schema,
-) -> Result<Vec<(String, DataType)>> {
+pub(crate) fn new_columns(table: &SchemaRef, input: &arrow::datatypes::Schema) -> Result<Vec<(String, DataType)>> {
     let mut out = Vec::new();
     for (i, f) in input.fields().iter().enumerate() {
         if f.name().is_empty() {
-            return Err(Error::schema(format!(
-                "column {}: a column needs a name",
-                i + 1
-            )));
+            return Err(Error::schema(format!("column {}: a column needs a name", i + 1)));
         }
         if table.field_with_name(f.name()).is_err() {
-            out.push((
-                f.name().clone(),
-                arrow_type(&iceberg_type(f.name(), f.data_type())?)?,
-            ));
+            out.push((f.name().clone(), arrow_type(&iceberg_type(f.name(), f.data_type())?)?));
         }
     }
     Ok(out)
@@ -111,12 +102,7 @@ fn is_numeric(dt: &DataType) -> bool {
 ///
 /// Errors: [`crate::ErrorKind::InvalidInput`] naming column, row and value for a value that does
 /// not convert; [`crate::ErrorKind::SchemaMismatch`] for a pair of types that never convert.
-pub(crate) fn cast_checked(
-    array: &ArrayRef,
-    to: &DataType,
-    column: &str,
-    row_offset: u64,
-) -> Result<ArrayRef> {
+pub(crate) fn cast_checked(array: &ArrayRef, to: &DataType, column: &str, row_offset: u64) -> Result<ArrayRef> {
     let from = array.data_type();
     if from == to {
         return Ok(array.clone());
@@ -124,17 +110,10 @@ pub(crate) fn cast_checked(
     if from == &DataType::Null {
         return Ok(new_null_array(to, array.len()));
     }
-    let from_text = matches!(
-        from,
-        DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View
-    );
+    let from_text = matches!(from, DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View);
     let never = (is_numeric(to) && !(is_numeric(from) || from_text))
         || (matches!(to, DataType::Timestamp(..) | DataType::Date32)
-            && !(from_text
-                || matches!(
-                    from,
-                    DataType::Timestamp(..) | DataType::Date32 | DataType::Date64
-                )))
+            && !(from_text || matches!(from, DataType::Timestamp(..) | DataType::Date32 | DataType::Date64)))
         || (to == &DataType::Boolean && !(from_text || from == &DataType::Boolean));
     if never {
         return Err(Error::schema(format!(
@@ -168,10 +147,7 @@ pub(crate) fn cast_checked(
             } else {
                 format!("{v} cannot be stored as {} without loss", type_name(to))
             };
-            return Err(Error::invalid(format!(
-                "column {column}, row {}: {text}",
-                row(i)
-            )));
+            return Err(Error::invalid(format!("column {column}, row {}: {text}", row(i))));
         }
     }
     // Between numbers and times, a value must survive the round trip unchanged.
@@ -208,10 +184,7 @@ mod tests {
     fn a_word_in_a_number_column_names_row_and_value() {
         let a: ArrayRef = Arc::new(StringArray::from(vec![Some("1.5"), None, Some("fast")]));
         let e = cast_checked(&a, &DataType::Float64, "velocity", 14).unwrap_err();
-        assert_eq!(
-            e.message(),
-            "column velocity, row 17: 'fast' is not a float64"
-        );
+        assert_eq!(e.message(), "column velocity, row 17: 'fast' is not a float64");
     }
 
     #[test]

@@ -13,9 +13,7 @@ use arrow::array::{Array, ArrayRef, AsArray, Int32Array, RecordBatch, UInt32Arra
 use arrow::compute::{concat_batches, lexsort_to_indices, take_record_batch, SortColumn};
 use arrow::datatypes::{DataType, SchemaRef, TimeUnit};
 use bytes::Bytes;
-use iceberg::spec::{
-    DataContentType, DataFile, DataFileBuilder, DataFileFormat, Datum, Literal, Struct,
-};
+use iceberg::spec::{DataContentType, DataFile, DataFileBuilder, DataFileFormat, Datum, Literal, Struct};
 use parquet::arrow::ArrowWriter;
 use parquet::basic::{Compression, ZstdLevel};
 use parquet::file::metadata::SortingColumn;
@@ -47,20 +45,14 @@ pub(crate) fn sort_and_partition(
         return Ok(vec![]);
     }
     let Some(time_name) = contract.time_column.as_deref() else {
-        return Ok(vec![Run {
-            partition: None,
-            batch,
-        }]);
+        return Ok(vec![Run { partition: None, batch }]);
     };
-    let time = batch.column_by_name(time_name).ok_or_else(|| {
-        Error::internal(format!("time column {time_name} missing after alignment"))
-    })?;
+    let time = batch
+        .column_by_name(time_name)
+        .ok_or_else(|| Error::internal(format!("time column {time_name} missing after alignment")))?;
     let micros = time.as_primitive::<arrow::datatypes::TimestampMicrosecondType>();
     let parts: ArrayRef = Arc::new(Int32Array::from_iter_values(
-        micros
-            .values()
-            .iter()
-            .map(|v| contract.partitioning.value_of(*v)),
+        micros.values().iter().map(|v| contract.partitioning.value_of(*v)),
     ));
     let mut keys = vec![SortColumn {
         values: parts.clone(),
@@ -113,19 +105,11 @@ pub(crate) fn data_file_name(contract: &TableContract, partition: Option<i32>) -
 }
 
 /// Encodes a run as a Parquet file and describes it as an Iceberg data file at `location`.
-pub(crate) fn encode(
-    run: &Run,
-    contract: &TableContract,
-    location: &str,
-) -> Result<(Bytes, DataFile)> {
+pub(crate) fn encode(run: &Run, contract: &TableContract, location: &str) -> Result<(Bytes, DataFile)> {
     let batch = &run.batch;
     let schema = batch.schema();
     let mut sorting = Vec::new();
-    for name in contract
-        .series_key
-        .iter()
-        .chain(contract.time_column.iter())
-    {
+    for name in contract.series_key.iter().chain(contract.time_column.iter()) {
         if let Ok(i) = schema.index_of(name) {
             sorting.push(SortingColumn {
                 column_idx: i as i32,
@@ -138,11 +122,7 @@ pub(crate) fn encode(
         .set_compression(Compression::ZSTD(ZstdLevel::default()))
         .set_statistics_enabled(EnabledStatistics::Page)
         .set_max_row_group_row_count(Some(ROW_GROUP_ROWS))
-        .set_sorting_columns(if sorting.is_empty() {
-            None
-        } else {
-            Some(sorting)
-        })
+        .set_sorting_columns(if sorting.is_empty() { None } else { Some(sorting) })
         .build();
     let mut buf = Vec::with_capacity(batch.get_array_memory_size() / 4 + 1024);
     let mut writer = ArrowWriter::try_new(&mut buf, schema.clone(), Some(props))?;
@@ -241,37 +221,45 @@ fn min_max<T: PartialOrd + Copy>(it: impl Iterator<Item = T>) -> Option<(T, T)> 
     acc
 }
 
+fn float_bounds(it: impl Iterator<Item = f64>) -> Option<(f64, f64)> {
+    let mut acc: Option<(f64, f64)> = None;
+    for v in it {
+        if v.is_nan() {
+            return None;
+        }
+        acc = Some(match acc {
+            None => (v, v),
+            Some((lo, hi)) => (
+                if v.total_cmp(&lo).is_lt() { v } else { lo },
+                if v.total_cmp(&hi).is_gt() { v } else { hi },
+            ),
+        });
+    }
+    acc
+}
+
 /// Lower and upper bounds of a column as Iceberg datums (NaN and nulls excluded), for the types
 /// whose bounds help pruning.
 fn bounds(col: &ArrayRef) -> Option<(Datum, Datum)> {
     use arrow::datatypes as t;
     match col.data_type() {
-        DataType::Int32 => min_max(col.as_primitive::<t::Int32Type>().iter().flatten())
-            .map(|(a, b)| (Datum::int(a), Datum::int(b))),
-        DataType::Int64 => min_max(col.as_primitive::<t::Int64Type>().iter().flatten())
-            .map(|(a, b)| (Datum::long(a), Datum::long(b))),
-        DataType::Float32 => min_max(
-            col.as_primitive::<t::Float32Type>()
-                .iter()
-                .flatten()
-                .filter(|v| !v.is_nan()),
-        )
-        .map(|(a, b)| (Datum::float(a), Datum::float(b))),
-        DataType::Float64 => min_max(
-            col.as_primitive::<t::Float64Type>()
-                .iter()
-                .flatten()
-                .filter(|v| !v.is_nan()),
-        )
-        .map(|(a, b)| (Datum::double(a), Datum::double(b))),
-        DataType::Date32 => min_max(col.as_primitive::<t::Date32Type>().iter().flatten())
-            .map(|(a, b)| (Datum::date(a), Datum::date(b))),
+        DataType::Int32 => {
+            min_max(col.as_primitive::<t::Int32Type>().iter().flatten()).map(|(a, b)| (Datum::int(a), Datum::int(b)))
+        }
+        DataType::Int64 => {
+            min_max(col.as_primitive::<t::Int64Type>().iter().flatten()).map(|(a, b)| (Datum::long(a), Datum::long(b)))
+        }
+        // Floats compare in total order in DataFusion (-0.0 < 0.0, NaN above all): bounds follow
+        // the same order, and a file holding NaN gets none, so that no filter prunes it wrongly.
+        DataType::Float32 => float_bounds(col.as_primitive::<t::Float32Type>().iter().flatten().map(f64::from))
+            .map(|(a, b)| (Datum::float(a as f32), Datum::float(b as f32))),
+        DataType::Float64 => float_bounds(col.as_primitive::<t::Float64Type>().iter().flatten())
+            .map(|(a, b)| (Datum::double(a), Datum::double(b))),
+        DataType::Date32 => {
+            min_max(col.as_primitive::<t::Date32Type>().iter().flatten()).map(|(a, b)| (Datum::date(a), Datum::date(b)))
+        }
         DataType::Timestamp(TimeUnit::Microsecond, tz) => {
-            let (a, b) = min_max(
-                col.as_primitive::<t::TimestampMicrosecondType>()
-                    .iter()
-                    .flatten(),
-            )?;
+            let (a, b) = min_max(col.as_primitive::<t::TimestampMicrosecondType>().iter().flatten())?;
             Some(if tz.is_some() {
                 (Datum::timestamptz_micros(a), Datum::timestamptz_micros(b))
             } else {
@@ -281,8 +269,8 @@ fn bounds(col: &ArrayRef) -> Option<(Datum, Datum)> {
         DataType::Utf8 => {
             let s = col.as_string::<i32>();
             let (a, b) = min_max(s.iter().flatten())?;
-            // Iceberg allows truncated bounds; long strings keep a short lower bound only.
-            if b.len() > 64 {
+            // Iceberg allows truncated bounds; for simplicity long strings get none.
+            if a.len() > 64 || b.len() > 64 {
                 return None;
             }
             Some((Datum::string(a), Datum::string(b)))

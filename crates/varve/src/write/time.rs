@@ -44,9 +44,7 @@ pub fn parse_time_unit(s: &str) -> Result<TimeUnit> {
         "ms" | "millis" | "milliseconds" => Ok(TimeUnit::Millisecond),
         "us" | "µs" | "micros" | "microseconds" => Ok(TimeUnit::Microsecond),
         "ns" | "nanos" | "nanoseconds" => Ok(TimeUnit::Nanosecond),
-        other => Err(Error::invalid(format!(
-            "time unit {other:?}: expected s, ms, us or ns"
-        ))),
+        other => Err(Error::invalid(format!("time unit {other:?}: expected s, ms, us or ns"))),
     }
 }
 
@@ -54,9 +52,11 @@ pub(crate) fn parse_tz(s: Option<&str>) -> Result<Option<Tz>> {
     match s {
         None => Ok(None),
         Some(z) if z.eq_ignore_ascii_case("utc") || z == "Z" || z == "+00:00" => Ok(None),
-        Some(z) => Tz::from_str(z)
-            .map(Some)
-            .map_err(|_| Error::invalid(format!("time zone {z:?}: expected an IANA name such as America/New_York or an offset such as -05:00"))),
+        Some(z) => Tz::from_str(z).map(Some).map_err(|_| {
+            Error::invalid(format!(
+                "time zone {z:?}: expected an IANA name such as America/New_York or an offset such as -05:00"
+            ))
+        }),
     }
 }
 
@@ -80,12 +80,7 @@ pub(crate) struct TimeColumn {
 ///
 /// Errors: [`crate::ErrorKind::InvalidInput`] naming the column, row and value for a null or
 /// unparsable time; [`crate::ErrorKind::SchemaMismatch`] for a type that cannot hold a time.
-pub(crate) fn to_utc_micros(
-    array: &ArrayRef,
-    name: &str,
-    row_offset: u64,
-    opts: &TimeOptions,
-) -> Result<TimeColumn> {
+pub(crate) fn to_utc_micros(array: &ArrayRef, name: &str, row_offset: u64, opts: &TimeOptions) -> Result<TimeColumn> {
     let tz = parse_tz(opts.timezone.as_deref())?;
     let row = |i: usize| row_offset + i as u64 + 1;
     if let Some(i) = (0..array.len()).find(|&i| array.is_null(i)) {
@@ -111,7 +106,11 @@ pub(crate) fn to_utc_micros(
                 if div > 1 && v % div != 0 {
                     truncated += 1;
                 }
-                out.push(v.div_euclid(div).checked_mul(mul).ok_or_else(|| Error::invalid(format!("column {name}: time {v} is out of range")))?);
+                out.push(
+                    v.div_euclid(div)
+                        .checked_mul(mul)
+                        .ok_or_else(|| Error::invalid(format!("column {name}: time {v} is out of range")))?,
+                );
             }
             match (zone, &tz) {
                 (None, Some(z)) => localize(&out, z, name, row)?,
@@ -120,12 +119,20 @@ pub(crate) fn to_utc_micros(
         }
         DataType::Date32 | DataType::Date64 => {
             let d = cast_with_options(array, &DataType::Date32, &CastOptions::default())?;
-            let days: Vec<i64> =
-                d.as_primitive::<arrow::datatypes::Date32Type>().values().iter().map(|d| *d as i64 * 86_400_000_000).collect();
+            let days: Vec<i64> = d
+                .as_primitive::<arrow::datatypes::Date32Type>()
+                .values()
+                .iter()
+                .map(|d| *d as i64 * 86_400_000_000)
+                .collect();
             match &tz {
                 Some(z) => localize(&days, z, name, row)?,
                 None => days,
             }
+        }
+        DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View if opts.unit.is_some() => {
+            let unit = opts.unit.unwrap_or(TimeUnit::Second);
+            numbers_to_micros(array, name, unit, 0, &mut truncated, &row)?
         }
         DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View => {
             let s = cast_with_options(array, &DataType::Utf8, &CastOptions::default())?;
@@ -147,7 +154,10 @@ pub(crate) fn to_utc_micros(
                         Some(f) => format!("expected format {f}"),
                         None => "expected RFC 3339 or YYYY-MM-DD HH:MM:SS; give --time-format".to_string(),
                     };
-                    Error::invalid(format!("column {name}, row {}: '{text}' is not a time ({expected})", row(i)))
+                    Error::invalid(format!(
+                        "column {name}, row {}: '{text}' is not a time ({expected})",
+                        row(i)
+                    ))
                 })?;
                 out.push(v);
             }
@@ -159,19 +169,7 @@ pub(crate) fn to_utc_micros(
                     "column {name}: numeric times need a unit (give the time unit: s, ms, us or ns)"
                 ))
             })?;
-            let f = cast_with_options(array, &DataType::Float64, &CastOptions::default())?;
-            let f = f.as_primitive::<arrow::datatypes::Float64Type>();
-            let (mul, div) = micros_per(unit);
-            f.values()
-                .iter()
-                .map(|v| {
-                    let us = v * mul as f64 / div as f64;
-                    if us.fract() != 0.0 {
-                        truncated += 1;
-                    }
-                    us.floor() as i64
-                })
-                .collect()
+            numbers_to_micros(array, name, unit, 0, &mut truncated, &row)?
         }
         other => {
             return Err(Error::schema(format!(
@@ -191,6 +189,17 @@ fn elapsed_since(
     row: impl Fn(usize) -> u64,
 ) -> Result<Vec<i64>> {
     match array.data_type() {
+        DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View if opts.unit.is_some() => {
+            let mut ignored = 0;
+            numbers_to_micros(
+                array,
+                name,
+                opts.unit.unwrap_or(TimeUnit::Second),
+                origin,
+                &mut ignored,
+                &row,
+            )
+        }
         DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View => {
             let s = cast_with_options(array, &DataType::Utf8, &CastOptions::default())?;
             let s = s.as_string::<i32>();
@@ -207,14 +216,15 @@ fn elapsed_since(
                 .collect()
         }
         dt if dt.is_integer() || dt.is_floating() => {
-            let unit = opts.unit.unwrap_or(TimeUnit::Second);
-            let f = cast_with_options(array, &DataType::Float64, &CastOptions::default())?;
-            let (mul, div) = micros_per(unit);
-            Ok(f.as_primitive::<arrow::datatypes::Float64Type>()
-                .values()
-                .iter()
-                .map(|v| origin + (v * mul as f64 / div as f64) as i64)
-                .collect())
+            let mut ignored = 0;
+            numbers_to_micros(
+                array,
+                name,
+                opts.unit.unwrap_or(TimeUnit::Second),
+                origin,
+                &mut ignored,
+                &row,
+            )
         }
         other => Err(Error::schema(format!(
             "column {name}: values of type {other} cannot be elapsed times"
@@ -222,23 +232,102 @@ fn elapsed_since(
     }
 }
 
+/// Numbers (or numbers as text) in `unit` since `origin` (µs) as µs since the epoch. Integers are
+/// converted exactly; fractions below 1 µs are truncated and counted in `truncated`.
+///
+/// Errors: [`crate::ErrorKind::InvalidInput`] naming the row for text that is not a number, a
+/// non-finite number, or a time out of range.
+fn numbers_to_micros(
+    array: &ArrayRef,
+    name: &str,
+    unit: TimeUnit,
+    origin: i64,
+    truncated: &mut u64,
+    row: &impl Fn(usize) -> u64,
+) -> Result<Vec<i64>> {
+    let (mul, div) = micros_per(unit);
+    let out_of_range = |i: usize, v: &dyn std::fmt::Display| {
+        Error::invalid(format!(
+            "column {name}, row {}: {v} is not a time in {unit:?} (out of range)",
+            row(i)
+        ))
+    };
+    let from_int = |i: usize, v: i64, truncated: &mut u64| -> Result<i64> {
+        if v % div != 0 {
+            *truncated += 1;
+        }
+        v.div_euclid(div)
+            .checked_mul(mul)
+            .and_then(|us| us.checked_add(origin))
+            .ok_or_else(|| out_of_range(i, &v))
+    };
+    let from_float = |i: usize, v: f64, truncated: &mut u64| -> Result<i64> {
+        let us = v * mul as f64 / div as f64;
+        if !us.is_finite() || us.abs() > 9.0e18 {
+            return Err(out_of_range(i, &v));
+        }
+        if us.fract() != 0.0 {
+            *truncated += 1;
+        }
+        Ok(us.floor() as i64 + origin)
+    };
+    let dt = array.data_type();
+    if dt.is_integer() {
+        let a = cast_with_options(
+            array,
+            &DataType::Int64,
+            &CastOptions {
+                safe: false,
+                ..Default::default()
+            },
+        )?;
+        let a = a.as_primitive::<arrow::datatypes::Int64Type>();
+        return a
+            .values()
+            .iter()
+            .enumerate()
+            .map(|(i, v)| from_int(i, *v, truncated))
+            .collect();
+    }
+    if dt.is_floating() {
+        let a = cast_with_options(array, &DataType::Float64, &CastOptions::default())?;
+        let a = a.as_primitive::<arrow::datatypes::Float64Type>();
+        return a
+            .values()
+            .iter()
+            .enumerate()
+            .map(|(i, v)| from_float(i, *v, truncated))
+            .collect();
+    }
+    let s = cast_with_options(array, &DataType::Utf8, &CastOptions::default())?;
+    let s = s.as_string::<i32>();
+    (0..s.len())
+        .map(|i| {
+            let text = s.value(i).trim();
+            if let Ok(v) = text.parse::<i64>() {
+                from_int(i, v, truncated)
+            } else if let Ok(v) = text.parse::<f64>() {
+                from_float(i, v, truncated)
+            } else {
+                Err(Error::invalid(format!(
+                    "column {name}, row {}: '{text}' is not a number of {unit:?}",
+                    row(i)
+                )))
+            }
+        })
+        .collect()
+}
+
 /// Parses an elapsed time to µs: `[D days ]HH:MM:SS[.f]`, `MM:SS`, or a number with a unit suffix
 /// (`90s`, `1500ms`).
 pub(crate) fn parse_duration(text: &str) -> Option<i64> {
-    let (days, rest) = match text
-        .split_once(" days ")
-        .or_else(|| text.split_once(" day "))
-    {
+    let (days, rest) = match text.split_once(" days ").or_else(|| text.split_once(" day ")) {
         Some((d, r)) => (d.trim().parse::<i64>().ok()?, r.trim()),
         None => (0, text),
     };
     let parts: Vec<&str> = rest.split(':').collect();
     let secs: f64 = match parts.as_slice() {
-        [h, m, s] => {
-            h.parse::<f64>().ok()? * 3600.0
-                + m.parse::<f64>().ok()? * 60.0
-                + s.parse::<f64>().ok()?
-        }
+        [h, m, s] => h.parse::<f64>().ok()? * 3600.0 + m.parse::<f64>().ok()? * 60.0 + s.parse::<f64>().ok()?,
         [m, s] => m.parse::<f64>().ok()? * 60.0 + s.parse::<f64>().ok()?,
         [one] => {
             let (num, scale) = if let Some(n) = one.strip_suffix("ms") {
@@ -264,9 +353,7 @@ fn localize(values: &[i64], tz: &Tz, name: &str, row: impl Fn(usize) -> u64) -> 
         .map(|(i, v)| {
             let naive = DateTime::from_timestamp_micros(*v)
                 .map(|d| d.naive_utc())
-                .ok_or_else(|| {
-                    Error::invalid(format!("column {name}, row {}: time out of range", row(i)))
-                })?;
+                .ok_or_else(|| Error::invalid(format!("column {name}, row {}: time out of range", row(i))))?;
             local_to_utc(&naive, tz).ok_or_else(|| {
                 Error::invalid(format!(
                     "column {name}, row {}: {naive} does not exist in time zone {tz}",
@@ -278,9 +365,7 @@ fn localize(values: &[i64], tz: &Tz, name: &str, row: impl Fn(usize) -> u64) -> 
 }
 
 fn local_to_utc(naive: &NaiveDateTime, tz: &Tz) -> Option<i64> {
-    tz.from_local_datetime(naive)
-        .earliest()
-        .map(|d| d.timestamp_micros())
+    tz.from_local_datetime(naive).earliest().map(|d| d.timestamp_micros())
 }
 
 fn naive_to_micros(naive: &NaiveDateTime, tz: Option<&Tz>) -> Option<i64> {
@@ -306,12 +391,7 @@ pub(crate) fn parse_time_str(text: &str, format: Option<&str>, tz: Option<&Tz>) 
 fn parse_time_str_once(text: &str, format: Option<&str>, tz: Option<&Tz>) -> Option<i64> {
     match format {
         Some(f) => {
-            if f.contains("%z")
-                || f.contains("%:z")
-                || f.contains("%Z")
-                || f.contains("%+")
-                || f.contains("%s")
-            {
+            if f.contains("%z") || f.contains("%:z") || f.contains("%Z") || f.contains("%+") || f.contains("%s") {
                 if let Ok(d) = DateTime::parse_from_str(text, f) {
                     return Some(d.timestamp_micros());
                 }

@@ -35,10 +35,7 @@ async fn writers(backend: Backend, tasks: i64, batches: i64) {
                 let b = RecordBatch::try_new(
                     schema.clone(),
                     vec![
-                        Arc::new(
-                            TimestampMicrosecondArray::from(vec![s * 1_000_000])
-                                .with_timezone("UTC"),
-                        ),
+                        Arc::new(TimestampMicrosecondArray::from(vec![s * 1_000_000]).with_timezone("UTC")),
                         Arc::new(Int64Array::from(vec![w])),
                         Arc::new(Int64Array::from(vec![s])),
                     ],
@@ -60,23 +57,9 @@ async fn writers(backend: Backend, tasks: i64, batches: i64) {
         .await
         .unwrap();
     let b = &r.batches[0];
-    let n = b
-        .column(0)
-        .as_any()
-        .downcast_ref::<Int64Array>()
-        .unwrap()
-        .value(0);
-    let d = b
-        .column(1)
-        .as_any()
-        .downcast_ref::<Int64Array>()
-        .unwrap()
-        .value(0);
-    assert_eq!(
-        (n, d),
-        (tasks * batches, tasks * batches),
-        "every row exactly once"
-    );
+    let n = b.column(0).as_any().downcast_ref::<Int64Array>().unwrap().value(0);
+    let d = b.column(1).as_any().downcast_ref::<Int64Array>().unwrap().value(0);
+    assert_eq!((n, d), (tasks * batches, tasks * batches), "every row exactly once");
     let h = lake.history("t").await.unwrap();
     assert_eq!(h.len() as i64, tasks * batches);
     for w in h.windows(2) {

@@ -4,8 +4,8 @@
 use std::sync::Arc;
 
 use arrow::array::{
-    Array, Float32Array, Float64Array, Int32Array, Int64Array, RecordBatch, StringArray,
-    TimestampMicrosecondArray, TimestampNanosecondArray,
+    Array, Float32Array, Float64Array, Int32Array, Int64Array, RecordBatch, StringArray, TimestampMicrosecondArray,
+    TimestampNanosecondArray,
 };
 use arrow::datatypes::{DataType, Field, Schema, TimeUnit};
 use varve::{AppendOptions, ErrorKind, Lake, Partitioning, TableContract};
@@ -68,9 +68,7 @@ async fn suite(backend: Backend) {
     let contract = TableContract::time_series("ts")
         .with_series_key(["host"])
         .with_partitioning(Partitioning::Day);
-    lake.create_table("metrics.cpu", &schema(), &contract)
-        .await
-        .unwrap();
+    lake.create_table("metrics.cpu", &schema(), &contract).await.unwrap();
     let e = lake
         .create_table("metrics.cpu", &schema(), &contract)
         .await
@@ -117,17 +115,10 @@ async fn suite(backend: Backend) {
         .await
         .unwrap();
     assert!(again.duplicate && again.snapshot_id.is_none());
-    lake.append(
-        "metrics.cpu",
-        vec![batch(19_002, 24)],
-        AppendOptions::default(),
-    )
-    .await
-    .unwrap();
-    assert_eq!(
-        count(&lake, "SELECT count(*) FROM metrics.cpu").await,
-        90 + 72
-    );
+    lake.append("metrics.cpu", vec![batch(19_002, 24)], AppendOptions::default())
+        .await
+        .unwrap();
+    assert_eq!(count(&lake, "SELECT count(*) FROM metrics.cpu").await, 90 + 72);
 
     // Rows come back sorted by (series key, time) within each file; the newest row per series.
     let latest = lake.latest("metrics.cpu").await.unwrap();
@@ -158,7 +149,8 @@ async fn suite(backend: Backend) {
         .unwrap();
     let n = r.batches.iter().map(|b| b.num_rows()).sum::<usize>();
     assert_eq!(n, 3);
-    let shifted = "SELECT count(DISTINCT time_bucket(INTERVAL '1 day', ts, TIMESTAMP '2022-01-01 12:00:00')) FROM metrics.cpu";
+    let shifted =
+        "SELECT count(DISTINCT time_bucket(INTERVAL '1 day', ts, TIMESTAMP '2022-01-01 12:00:00')) FROM metrics.cpu";
     assert_eq!(count(&lake, shifted).await, 4, "buckets from noon to noon");
 
     // Schema evolution: a new column, a missing column, a widened type, ns timestamps.
@@ -170,9 +162,7 @@ async fn suite(backend: Backend) {
     let b = RecordBatch::try_new(
         evolved,
         vec![
-            Arc::new(TimestampNanosecondArray::from(vec![
-                19_010 * DAY_US * 1000 + 1,
-            ])),
+            Arc::new(TimestampNanosecondArray::from(vec![19_010 * DAY_US * 1000 + 1])),
             Arc::new(StringArray::from(vec!["a"])),
             Arc::new(Int32Array::from(vec![512])),
         ],
@@ -241,10 +231,7 @@ async fn suite(backend: Backend) {
     let words = RecordBatch::try_new(
         text_schema.clone(),
         vec![
-            Arc::new(StringArray::from(vec![
-                "2022-01-01T00:00:00Z",
-                "2022-01-01T00:01:00Z",
-            ])),
+            Arc::new(StringArray::from(vec!["2022-01-01T00:00:00Z", "2022-01-01T00:01:00Z"])),
             Arc::new(StringArray::from(vec!["1.5", "fast"])),
         ],
     )
@@ -255,10 +242,7 @@ async fn suite(backend: Backend) {
         .unwrap_err();
     assert_eq!(
         (e.kind(), e.message()),
-        (
-            ErrorKind::InvalidInput,
-            "column cpu, row 2: 'fast' is not a float64"
-        )
+        (ErrorKind::InvalidInput, "column cpu, row 2: 'fast' is not a float64")
     );
     let null_time = RecordBatch::try_new(
         text_schema.clone(),
@@ -272,11 +256,7 @@ async fn suite(backend: Backend) {
         .append("metrics.cpu", vec![null_time], AppendOptions::default())
         .await
         .unwrap_err();
-    assert!(
-        e.message()
-            .starts_with("column ts, row 2: the time is null"),
-        "{e}"
-    );
+    assert!(e.message().starts_with("column ts, row 2: the time is null"), "{e}");
     let bad_time = RecordBatch::try_new(
         text_schema,
         vec![
@@ -290,8 +270,7 @@ async fn suite(backend: Backend) {
         .await
         .unwrap_err();
     assert!(
-        e.message()
-            .starts_with("column ts, row 1: 'yesterday' is not a time"),
+        e.message().starts_with("column ts, row 1: 'yesterday' is not a time"),
         "{e}"
     );
     let list_schema = Arc::new(Schema::new(vec![
@@ -330,7 +309,11 @@ async fn suite(backend: Backend) {
     lake.sql("INSERT INTO metrics.cpu (ts, host, cpu) VALUES ('2022-02-01T00:00:00Z', 'z', 1.0)")
         .await
         .unwrap();
-    lake.sql("INSERT INTO metrics.cpu SELECT ts + INTERVAL '100 days', host, cpu, mem FROM metrics.cpu WHERE host = 'a'").await.unwrap();
+    lake.sql(
+        "INSERT INTO metrics.cpu SELECT ts + INTERVAL '100 days', host, cpu, mem FROM metrics.cpu WHERE host = 'a'",
+    )
+    .await
+    .unwrap();
     let total = count(&lake, "SELECT count(*) FROM metrics.cpu").await;
     assert_eq!(total, 162 + 1 + 1 + 1 + 55);
 
@@ -379,7 +362,10 @@ async fn suite(backend: Backend) {
     assert_eq!(e.kind(), ErrorKind::NotFound);
 
     // SHOW TABLES and information_schema.
-    let r = lake.sql("SELECT table_schema, table_name FROM information_schema.tables WHERE table_schema = 'metrics'").await.unwrap();
+    let r = lake
+        .sql("SELECT table_schema, table_name FROM information_schema.tables WHERE table_schema = 'metrics'")
+        .await
+        .unwrap();
     assert_eq!(r.num_rows(), 1);
     lake.sql("SHOW TABLES").await.unwrap();
 
@@ -410,10 +396,7 @@ async fn suite(backend: Backend) {
     }
 
     lake.drop_table("ref").await.unwrap();
-    assert_eq!(
-        lake.drop_table("ref").await.unwrap_err().kind(),
-        ErrorKind::NotFound
-    );
+    assert_eq!(lake.drop_table("ref").await.unwrap_err().kind(), ErrorKind::NotFound);
     assert_eq!(lake.tables().await.unwrap().len(), 1);
 }
 

@@ -1,0 +1,430 @@
+"""Varve: time series in your own storage as Apache Iceberg tables, queried with SQL.
+
+>>> import varve, pyarrow as pa
+>>> with varve.Lake("memory://") as lake:
+...     t = lake.create_table("cpu", pa.table({"ts": pa.array([0, 60_000_000], pa.timestamp("us", "UTC")),
+...                                            "host": ["a", "a"], "load": [0.5, 0.7]}),
+...                           time_column="ts", series_key=["host"])
+...     lake.sql("SELECT host, max(load) AS peak FROM cpu GROUP BY host").to_pylist()
+[{'host': 'a', 'peak': 0.7}]
+
+Tables are Parquet files under Iceberg v2 metadata in the lake (a directory, ``s3://bucket/prefix``
+or ``memory://``); DuckDB, PyIceberg, Spark and Trino read them too.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import functools
+from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Sequence, TypeVar, Union
+
+import pyarrow as pa
+
+from . import _varve
+from .errors import (
+    AlreadyExistsError,
+    ConflictError,
+    CorruptionError,
+    Error,
+    InternalError,
+    InvalidInputError,
+    LimitExceededError,
+    NotFoundError,
+    SchemaMismatchError,
+    StorageError,
+    TimeoutError,
+    from_native,
+)
+
+__version__: str = _varve.__version__
+
+__all__ = [
+    "Lake",
+    "Table",
+    "Result",
+    "Error",
+    "NotFoundError",
+    "AlreadyExistsError",
+    "InvalidInputError",
+    "SchemaMismatchError",
+    "ConflictError",
+    "StorageError",
+    "LimitExceededError",
+    "TimeoutError",
+    "CorruptionError",
+    "InternalError",
+]
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+_SCHEMES = ("s3://", "s3a://", "file://", "memory://")
+
+
+def _native(fn: F) -> F:
+    """Turns the native module's errors into :class:`Error` subclasses."""
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(*args, **kwargs)
+        except _varve.NativeError as e:
+            code, message, retryable = e.args
+            raise from_native(code, message, retryable) from None
+
+    return wrapper  # type: ignore[return-value]
+
+
+def _to_reader(data: Any) -> pa.RecordBatchReader:
+    """Any supported input as a stream of record batches (without copying Arrow data)."""
+    if isinstance(data, pa.RecordBatchReader):
+        return data
+    if isinstance(data, pa.Table):
+        return data.to_reader()
+    if isinstance(data, pa.RecordBatch):
+        return pa.Table.from_batches([data]).to_reader()
+    module = type(data).__module__.split(".")[0]
+    if module == "pandas":
+        return pa.Table.from_pandas(data, preserve_index=False).to_reader()
+    if module == "polars":
+        return data.to_arrow().to_reader()
+    if hasattr(data, "__arrow_c_stream__"):
+        return pa.RecordBatchReader.from_stream(data)
+    raise InvalidInputError(
+        f"cannot append a {type(data).__name__}: give a pyarrow Table, RecordBatch or RecordBatchReader, "
+        "a pandas or Polars DataFrame, or an object with __arrow_c_stream__"
+    )
+
+
+class Result:
+    """The result of a query: an Arrow table with conversions.
+
+    Iterating yields ``pyarrow.RecordBatch`` objects; the object also exports the Arrow C stream
+    (``__arrow_c_stream__``), so ``pyarrow``, ``polars`` and ``duckdb`` take it directly.
+    """
+
+    def __init__(self, table: pa.Table) -> None:
+        self._table = table
+
+    @property
+    def schema(self) -> pa.Schema:
+        """The result's columns."""
+        return self._table.schema
+
+    @property
+    def num_rows(self) -> int:
+        """Number of rows."""
+        return self._table.num_rows
+
+    def __len__(self) -> int:
+        return self._table.num_rows
+
+    def to_arrow(self) -> pa.Table:
+        """The rows as a ``pyarrow.Table`` (no copy)."""
+        return self._table
+
+    def to_pandas(self) -> Any:
+        """The rows as a ``pandas.DataFrame`` (needs pandas). Times are ``datetime64[us, UTC]``."""
+        return self._table.to_pandas()
+
+    def to_polars(self) -> Any:
+        """The rows as a ``polars.DataFrame`` (needs polars)."""
+        import polars as pl
+
+        return pl.from_arrow(self._table)
+
+    def to_pylist(self) -> List[Dict[str, Any]]:
+        """The rows as a list of dicts."""
+        return self._table.to_pylist()
+
+    def __iter__(self) -> Iterator[pa.RecordBatch]:
+        return iter(self._table.to_batches())
+
+    def __arrow_c_stream__(self, requested_schema: Any = None) -> Any:
+        return self._table.__arrow_c_stream__(requested_schema)
+
+    def __repr__(self) -> str:
+        return f"<varve.Result {self.num_rows} rows: {', '.join(self.schema.names)}>"
+
+
+def _as_of_literal(as_of: Union[_dt.datetime, str, int]) -> str:
+    if isinstance(as_of, _dt.datetime):
+        if as_of.tzinfo is None:
+            as_of = as_of.replace(tzinfo=_dt.timezone.utc)
+        return "'" + as_of.astimezone(_dt.timezone.utc).isoformat() + "'"
+    if isinstance(as_of, int):
+        return str(as_of)
+    if isinstance(as_of, str):
+        return "'" + as_of.replace("'", "''") + "'"
+    raise InvalidInputError(f"as_of: expected a datetime, an RFC 3339 string or ms since the epoch, not {as_of!r}")
+
+
+def _quote(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
+
+
+class Table:
+    """A table of a lake. Get one from :meth:`Lake.table` or :meth:`Lake.create_table`."""
+
+    def __init__(self, lake: "Lake", name: str) -> None:
+        self._lake = lake
+        self._name = name
+
+    @property
+    def name(self) -> str:
+        """``namespace.table``."""
+        return self._name
+
+    def _sql_name(self) -> str:
+        ns, _, t = self._name.partition(".")
+        return f"{_quote(ns)}.{_quote(t)}"
+
+    @property
+    def schema(self) -> pa.Schema:
+        """The current columns (the time column is ``timestamp[us, tz=UTC]``).
+
+        Raises:
+            NotFoundError: the table was dropped.
+        """
+        return self.describe()["schema"]
+
+    @_native
+    def describe(self) -> Dict[str, Any]:
+        """Schema, time column, series key, partition, location, current snapshot id and metadata version."""
+        return self._lake._handle.describe(self._name)
+
+    @_native
+    def append(
+        self,
+        data: Any,
+        batch_id: Optional[str] = None,
+        note: Optional[str] = None,
+        timezone: Optional[str] = None,
+    ) -> Dict[str, Any]:
+        """Appends rows in one commit (one snapshot).
+
+        Args:
+            data: a pyarrow Table, RecordBatch or RecordBatchReader, a pandas or Polars DataFrame, or
+                any object with ``__arrow_c_stream__``. Readers are streamed: memory stays bounded.
+            batch_id: makes the append idempotent: a batch id committed before writes nothing.
+            note: kept with the snapshot, shown by :meth:`history`.
+            timezone: zone of naive timestamps in the time column (IANA name or ``-05:00``); UTC if None.
+
+        Returns:
+            ``{"rows", "files", "bytes", "snapshot_id", "duplicate", "added_columns",
+            "truncated_times", "attempts", "seconds"}``; bytes are Parquet bytes written.
+
+        Raises:
+            InvalidInputError: a value that does not fit its column, with column, row and value.
+            SchemaMismatchError: a column type Varve cannot store, or cannot convert.
+            ConflictError: other writers won every commit attempt (retryable).
+            NotFoundError: the table does not exist.
+        """
+        return self._lake._handle.append(self._name, _to_reader(data), batch_id, note, timezone)
+
+    @_native
+    def latest(self) -> Result:
+        """The newest row of every series (of the table, without a series key)."""
+        return Result(self._lake._handle.latest(self._name))
+
+    @_native
+    def info(self) -> Dict[str, Any]:
+        """Rows, data files, bytes, snapshots, partitions, time range (µs since the epoch, UTC),
+        number of series and the current snapshot id."""
+        return self._lake._handle.info(self._name)
+
+    @_native
+    def history(self) -> List[Dict[str, Any]]:
+        """Snapshots, oldest first: ``snapshot_id``, ``parent_id``, ``timestamp_ms`` (commit time, ms
+        since the epoch), ``operation``, ``rows_added``, ``files_added``, ``batch_id``, ``note``,
+        ``is_current``."""
+        return self._lake._handle.history(self._name)
+
+    def scan(
+        self,
+        columns: Optional[Sequence[str]] = None,
+        where: Optional[str] = None,
+        snapshot_id: Optional[int] = None,
+        as_of: Union[_dt.datetime, str, int, None] = None,
+        **limits: Any,
+    ) -> Result:
+        """Reads the table, now or as it was.
+
+        Args:
+            columns: columns to read (all if None).
+            where: a SQL condition, e.g. ``"ts >= '2024-01-01T00:00:00Z'"``.
+            snapshot_id: read this snapshot (see :meth:`history`).
+            as_of: read the snapshot current at this time: a datetime (naive means UTC), an RFC 3339
+                string, or ms since the epoch.
+            **limits: ``timeout``, ``max_rows``, ``memory_limit`` as in :meth:`Lake.sql`.
+
+        Raises:
+            NotFoundError: no such snapshot, or no snapshot at or before ``as_of``.
+        """
+        if snapshot_id is not None and as_of is not None:
+            raise InvalidInputError("give snapshot_id or as_of, not both")
+        cols = "*" if columns is None else ", ".join(_quote(c) for c in columns)
+        src = self._sql_name()
+        if snapshot_id is not None:
+            src += f" FOR VERSION AS OF {int(snapshot_id)}"
+        elif as_of is not None:
+            src += f" FOR TIMESTAMP AS OF {_as_of_literal(as_of)}"
+        sql = f"SELECT {cols} FROM {src}"
+        if where:
+            sql += f" WHERE {where}"
+        return self._lake.sql(sql, **limits)
+
+    def __repr__(self) -> str:
+        return f"<varve.Table {self._name}>"
+
+
+class Lake:
+    """A lake: a directory or bucket prefix of Iceberg tables.
+
+    Args:
+        url: a local path (default ``./varve-lake``), ``file:///path``, ``s3://bucket/prefix``, or
+            ``memory://`` (this process only).
+        storage_options: S3 settings: ``endpoint``, ``region``, ``access_key_id``,
+            ``secret_access_key``, ``allow_http``, ...; ``AWS_*`` environment variables are read too.
+
+    Raises:
+        InvalidInputError: an unsupported URL scheme (never a local folder named after the URL).
+
+    Use as a context manager, or call :meth:`close`. Safe to use from several threads; processes
+    started with ``multiprocessing`` (fork or spawn) may use a lake opened before.
+    """
+
+    @_native
+    def __init__(self, url: str = "./varve-lake", storage_options: Optional[Mapping[str, str]] = None) -> None:
+        if "://" in url and not url.startswith(_SCHEMES):
+            scheme = url.split("://", 1)[0]
+            raise InvalidInputError(f"lake URL {url}: scheme {scheme}:// is not supported (use a path, file://, s3:// or memory://)")
+        self._url = url
+        self._options = dict(storage_options or {})
+        self._native_lake: Optional[Any] = _varve.NativeLake(url, {str(k): str(v) for k, v in self._options.items()})
+
+    def __getstate__(self) -> Dict[str, Any]:
+        return {"url": self._url, "options": self._options}
+
+    def __setstate__(self, state: Dict[str, Any]) -> None:
+        self.__init__(state["url"], state["options"])  # type: ignore[misc]
+
+    @property
+    def _handle(self) -> Any:
+        if self._native_lake is None:
+            raise InvalidInputError("the lake is closed")
+        return self._native_lake
+
+    @property
+    @_native
+    def url(self) -> str:
+        """The lake's absolute root URL, e.g. ``file:///home/me/varve-lake``."""
+        return self._handle.url()
+
+    def close(self) -> None:
+        """Releases the lake. Further calls raise :class:`InvalidInputError`."""
+        self._native_lake = None
+
+    def __enter__(self) -> "Lake":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    @_native
+    def create_table(
+        self,
+        name: str,
+        schema_or_data: Any,
+        time_column: Optional[str] = None,
+        series_key: Sequence[str] = (),
+        partition: str = "day",
+    ) -> Table:
+        """Creates a table, and appends ``schema_or_data`` when it is data.
+
+        Args:
+            name: ``namespace.table`` or ``table`` (namespace ``default``).
+            schema_or_data: a ``pyarrow.Schema``, or data as :meth:`Table.append` takes it.
+            time_column: the time column (makes a time-series table); stored as timestamp µs UTC.
+            series_key: columns that identify a series, e.g. ``["symbol"]``.
+            partition: ``"hour"``, ``"day"`` or ``"month"`` of the time column.
+
+        Raises:
+            AlreadyExistsError, SchemaMismatchError, InvalidInputError.
+        """
+        if isinstance(schema_or_data, pa.Schema):
+            schema, data = schema_or_data, None
+        else:
+            data = _to_reader(schema_or_data)
+            schema = data.schema
+        self._handle.create_table(name, schema, time_column, list(series_key), partition)
+        table = Table(self, self._canonical(name))
+        if data is not None:
+            try:
+                table.append(data)
+            except Error:
+                self._handle.drop_table(name)
+                raise
+        return table
+
+    @staticmethod
+    def _canonical(name: str) -> str:
+        return name if "." in name else f"default.{name}"
+
+    @_native
+    def table(self, name: str) -> Table:
+        """Opens a table.
+
+        Raises:
+            NotFoundError: no such table.
+        """
+        if not self._handle.exists(name):
+            raise NotFoundError(f"table {self._canonical(name)} does not exist")
+        return Table(self, self._canonical(name))
+
+    @_native
+    def tables(self) -> List[str]:
+        """Names of all tables, ``namespace.table``, sorted."""
+        return self._handle.tables()
+
+    @_native
+    def drop_table(self, name: str) -> None:
+        """Deletes a table and its files.
+
+        Raises:
+            NotFoundError: no such table.
+        """
+        self._handle.drop_table(name)
+
+    @_native
+    def sql(
+        self,
+        query: str,
+        timeout: Optional[float] = None,
+        max_rows: Optional[int] = None,
+        memory_limit: Optional[int] = None,
+    ) -> Result:
+        """Runs one SQL statement (DataFusion SQL with ``time_bucket`` and time travel).
+
+        Args:
+            query: the statement; tables are ``namespace.table``.
+            timeout: seconds after which the query is cancelled.
+            max_rows: fail when the result grows past this many rows.
+            memory_limit: bytes for sorts, aggregates and joins; they spill to a temporary
+                directory before the query fails.
+
+        Raises:
+            TimeoutError: past ``timeout`` (also a builtin ``TimeoutError``).
+            LimitExceededError: past ``max_rows``, or cannot fit in ``memory_limit``.
+            InvalidInputError: bad SQL, an unknown column, or an invalid limit (0, negative).
+            NotFoundError: an unknown table or snapshot.
+        """
+        for what, v in (("timeout", timeout), ("max_rows", max_rows), ("memory_limit", memory_limit)):
+            if v is not None and (isinstance(v, bool) or not isinstance(v, (int, float)) or v <= 0):
+                raise InvalidInputError(f"{what}={v!r}: must be a number above 0")
+        if max_rows is not None and not isinstance(max_rows, int):
+            raise InvalidInputError(f"max_rows={max_rows!r}: must be a whole number")
+        mem = None if memory_limit is None else int(memory_limit)
+        return Result(self._handle.sql(query, None if timeout is None else float(timeout), max_rows, mem))
+
+    def __repr__(self) -> str:
+        return f"<varve.Lake {self._url}>"

@@ -1,0 +1,44 @@
+"""Type stubs of the native module (the public API is in ``varve/__init__.py``)."""
+
+from typing import Any, Dict, List, Optional
+
+import pyarrow as pa
+
+__version__: str
+
+class NativeError(Exception):
+    """args: (code: str, message: str, retryable: bool)."""
+
+class NativeLake:
+    def __init__(self, url: str, options: Optional[Dict[str, str]] = None) -> None: ...
+    def url(self) -> str: ...
+    def create_table(
+        self,
+        name: str,
+        schema: pa.Schema,
+        time_column: Optional[str] = None,
+        series_key: List[str] = ...,
+        partition: str = "day",
+    ) -> None: ...
+    def drop_table(self, name: str) -> None: ...
+    def tables(self) -> List[str]: ...
+    def exists(self, name: str) -> bool: ...
+    def append(
+        self,
+        name: str,
+        data: Any,
+        batch_id: Optional[str] = None,
+        note: Optional[str] = None,
+        timezone: Optional[str] = None,
+    ) -> Dict[str, Any]: ...
+    def sql(
+        self,
+        query: str,
+        timeout: Optional[float] = None,
+        max_rows: Optional[int] = None,
+        memory_limit: Optional[int] = None,
+    ) -> pa.Table: ...
+    def latest(self, name: str) -> pa.Table: ...
+    def describe(self, name: str) -> Dict[str, Any]: ...
+    def info(self, name: str) -> Dict[str, Any]: ...
+    def history(self, name: str) -> List[Dict[str, Any]]: ...

@@ -1,0 +1,302 @@
+//! `varve._varve`: the native half of the `varve` Python package.
+//!
+//! A thin layer over [`varve::Lake`]: Arrow data crosses by the Arrow C stream interface (no copies),
+//! every call that does I/O or runs a query releases the GIL, and engine errors are raised as
+//! `NativeError(code, message, retryable)`, which the Python half turns into `varve.Error`
+//! subclasses. The Tokio runtime and the lake's object store are made again in a forked child, so
+//! processes started with `multiprocessing` (fork or spawn) work with lakes opened before.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use arrow::ffi_stream::ArrowArrayStreamReader;
+use arrow::pyarrow::{FromPyArrow, IntoPyArrow, PyArrowType, Table};
+use pyo3::create_exception;
+use pyo3::exceptions::PyException;
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList};
+use varve::{AppendOptions, Lake, Partitioning, QueryOptions, TableContract, TimeOptions};
+
+create_exception!(
+    _varve,
+    NativeError,
+    PyException,
+    "An engine error: args are (code, message, retryable)."
+);
+
+fn to_py(e: varve::Error) -> PyErr {
+    NativeError::new_err((e.kind().code(), e.message().to_string(), e.is_retryable()))
+}
+
+fn invalid(message: impl Into<String>) -> PyErr {
+    NativeError::new_err(("invalid_input", message.into(), false))
+}
+
+/// The process's runtime; a forked child makes its own (the parent's threads do not exist there).
+fn runtime() -> PyResult<Arc<tokio::runtime::Runtime>> {
+    static RT: Mutex<Option<(u32, Arc<tokio::runtime::Runtime>)>> = Mutex::new(None);
+    let mut guard = RT.lock().map_err(|_| invalid("runtime lock poisoned"))?;
+    let pid = std::process::id();
+    if let Some((p, rt)) = guard.as_ref() {
+        if *p == pid {
+            return Ok(rt.clone());
+        }
+        // A forked child: the parent's runtime cannot be used or dropped here.
+        if let Some(old) = guard.take() {
+            std::mem::forget(old);
+        }
+    }
+    let rt = Arc::new(
+        tokio::runtime::Builder::new_multi_thread()
+            .enable_all()
+            .thread_name("varve")
+            .build()
+            .map_err(|e| invalid(format!("cannot start the runtime: {e}")))?,
+    );
+    *guard = Some((pid, rt.clone()));
+    Ok(rt)
+}
+
+/// A lake opened from Python.
+#[pyclass(module = "varve._varve")]
+struct NativeLake {
+    url: String,
+    options: HashMap<String, String>,
+    /// The lake and the process that opened it.
+    lake: Mutex<(u32, Lake)>,
+}
+
+impl NativeLake {
+    /// The lake, opened again in a forked child (its connections belong to the parent).
+    fn lake(&self) -> PyResult<Lake> {
+        let mut g = self.lake.lock().map_err(|_| invalid("lake lock poisoned"))?;
+        let pid = std::process::id();
+        if g.0 != pid {
+            *g = (pid, Lake::open(&self.url, &self.options).map_err(to_py)?);
+        }
+        Ok(g.1.clone())
+    }
+
+    /// Runs `f` on the runtime with the GIL released.
+    fn run<T: Send, F>(&self, py: Python<'_>, f: impl FnOnce(Lake) -> F + Send) -> PyResult<T>
+    where
+        F: std::future::Future<Output = varve::Result<T>>,
+    {
+        let lake = self.lake()?;
+        let rt = runtime()?;
+        py.detach(move || rt.block_on(f(lake))).map_err(to_py)
+    }
+}
+
+fn table_to_py(py: Python<'_>, r: varve::QueryResult) -> PyResult<Py<PyAny>> {
+    let t = Table::try_new(r.batches, r.schema).map_err(|e| invalid(e.to_string()))?;
+    Ok(t.into_pyarrow(py)?.unbind())
+}
+
+#[pymethods]
+impl NativeLake {
+    #[new]
+    #[pyo3(signature = (url, options=None))]
+    fn new(url: String, options: Option<HashMap<String, String>>) -> PyResult<Self> {
+        let options = options.unwrap_or_default();
+        let lake = Lake::open(&url, &options).map_err(to_py)?;
+        Ok(NativeLake {
+            url,
+            options,
+            lake: Mutex::new((std::process::id(), lake)),
+        })
+    }
+
+    /// The lake's absolute root URL.
+    fn url(&self) -> PyResult<String> {
+        Ok(self.lake()?.url().to_string())
+    }
+
+    #[pyo3(signature = (name, schema, time_column=None, series_key=Vec::new(), partition="day".to_string()))]
+    fn create_table(
+        &self,
+        py: Python<'_>,
+        name: String,
+        schema: PyArrowType<arrow::datatypes::Schema>,
+        time_column: Option<String>,
+        series_key: Vec<String>,
+        partition: String,
+    ) -> PyResult<()> {
+        let contract = match time_column {
+            Some(t) => TableContract::time_series(t)
+                .with_series_key(series_key)
+                .with_partitioning(partition.parse::<Partitioning>().map_err(to_py)?),
+            None if !series_key.is_empty() => return Err(invalid("a series key needs a time column")),
+            None => TableContract::default(),
+        };
+        let schema = schema.0;
+        self.run(py, move |lake| async move {
+            lake.create_table(&name, &schema, &contract).await.map(|_| ())
+        })
+    }
+
+    fn drop_table(&self, py: Python<'_>, name: String) -> PyResult<()> {
+        self.run(py, move |lake| async move { lake.drop_table(&name).await })
+    }
+
+    fn tables(&self, py: Python<'_>) -> PyResult<Vec<String>> {
+        self.run(py, |lake| async move {
+            Ok(lake.tables().await?.iter().map(|t| t.to_string()).collect())
+        })
+    }
+
+    fn exists(&self, py: Python<'_>, name: String) -> PyResult<bool> {
+        self.run(py, move |lake| async move { lake.table_exists(&name).await })
+    }
+
+    /// Appends an Arrow stream; returns the report as a dict.
+    #[pyo3(signature = (name, data, batch_id=None, note=None, timezone=None))]
+    fn append<'py>(
+        &self,
+        py: Python<'py>,
+        name: String,
+        data: &Bound<'py, PyAny>,
+        batch_id: Option<String>,
+        note: Option<String>,
+        timezone: Option<String>,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        let reader = ArrowArrayStreamReader::from_pyarrow_bound(data)?;
+        let opts = AppendOptions {
+            batch_id,
+            note,
+            time: TimeOptions {
+                timezone,
+                ..Default::default()
+            },
+        };
+        let report = self.run(py, move |lake| async move {
+            let mut appender = lake.appender(&name, opts).await?;
+            if appender.is_duplicate() {
+                return appender.commit().await;
+            }
+            for batch in reader {
+                let batch = match batch {
+                    Ok(b) => b,
+                    Err(e) => {
+                        appender.abort().await;
+                        return Err(varve::Error::invalid(format!("reading the input: {e}")));
+                    }
+                };
+                appender.push(batch).await?;
+            }
+            appender.commit().await
+        })?;
+        let d = PyDict::new(py);
+        d.set_item("rows", report.rows)?;
+        d.set_item("files", report.files)?;
+        d.set_item("bytes", report.bytes)?;
+        d.set_item("snapshot_id", report.snapshot_id)?;
+        d.set_item("duplicate", report.duplicate)?;
+        d.set_item("added_columns", report.added_columns)?;
+        d.set_item("truncated_times", report.truncated_times)?;
+        d.set_item("attempts", report.attempts)?;
+        d.set_item("seconds", report.seconds)?;
+        Ok(d)
+    }
+
+    /// Runs SQL; returns a `pyarrow.Table`.
+    #[pyo3(signature = (query, timeout=None, max_rows=None, memory_limit=None))]
+    fn sql(
+        &self,
+        py: Python<'_>,
+        query: String,
+        timeout: Option<f64>,
+        max_rows: Option<i64>,
+        memory_limit: Option<i64>,
+    ) -> PyResult<Py<PyAny>> {
+        let timeout = match timeout {
+            Some(t) if t.is_finite() && t > 0.0 => Some(Duration::from_secs_f64(t)),
+            Some(t) => return Err(invalid(format!("timeout={t}: must be a number of seconds above 0"))),
+            None => None,
+        };
+        let positive = |v: Option<i64>, what: &str| -> PyResult<Option<usize>> {
+            match v {
+                Some(n) if n > 0 => Ok(Some(n as usize)),
+                Some(n) => Err(invalid(format!("{what}={n}: must be at least 1"))),
+                None => Ok(None),
+            }
+        };
+        let limits = QueryOptions {
+            timeout,
+            max_rows: positive(max_rows, "max_rows")?,
+            memory_limit: positive(memory_limit, "memory_limit")?,
+        };
+        let r = self.run(py, move |lake| async move { lake.sql_with(&query, &limits).await })?;
+        table_to_py(py, r)
+    }
+
+    fn latest(&self, py: Python<'_>, name: String) -> PyResult<Py<PyAny>> {
+        let r = self.run(py, move |lake| async move { lake.latest(&name).await })?;
+        table_to_py(py, r)
+    }
+
+    fn describe<'py>(&self, py: Python<'py>, name: String) -> PyResult<Bound<'py, PyDict>> {
+        let d = self.run(py, move |lake| async move { lake.describe(&name).await })?;
+        let out = PyDict::new(py);
+        out.set_item("name", d.ident.to_string())?;
+        out.set_item("schema", PyArrowType(d.schema.as_ref().clone()))?;
+        out.set_item("time_column", d.contract.time_column.clone())?;
+        out.set_item("series_key", d.contract.series_key.clone())?;
+        out.set_item(
+            "partition",
+            d.contract
+                .time_column
+                .as_ref()
+                .map(|_| d.contract.partitioning.to_string()),
+        )?;
+        out.set_item("location", d.location)?;
+        out.set_item("snapshot_id", d.snapshot_id)?;
+        out.set_item("metadata_version", d.metadata_version)?;
+        Ok(out)
+    }
+
+    fn info<'py>(&self, py: Python<'py>, name: String) -> PyResult<Bound<'py, PyDict>> {
+        let i = self.run(py, move |lake| async move { lake.info(&name).await })?;
+        let out = PyDict::new(py);
+        out.set_item("table", i.table)?;
+        out.set_item("rows", i.rows)?;
+        out.set_item("data_files", i.data_files)?;
+        out.set_item("bytes", i.bytes)?;
+        out.set_item("snapshots", i.snapshots)?;
+        out.set_item("partitions", i.partitions)?;
+        out.set_item("min_time_us", i.min_time_us)?;
+        out.set_item("max_time_us", i.max_time_us)?;
+        out.set_item("series", i.series)?;
+        out.set_item("snapshot_id", i.snapshot_id)?;
+        Ok(out)
+    }
+
+    fn history<'py>(&self, py: Python<'py>, name: String) -> PyResult<Bound<'py, PyList>> {
+        let h = self.run(py, move |lake| async move { lake.history(&name).await })?;
+        let out = PyList::empty(py);
+        for s in h {
+            let d = PyDict::new(py);
+            d.set_item("snapshot_id", s.snapshot_id)?;
+            d.set_item("parent_id", s.parent_id)?;
+            d.set_item("timestamp_ms", s.timestamp_ms)?;
+            d.set_item("operation", s.operation)?;
+            d.set_item("rows_added", s.rows_added)?;
+            d.set_item("files_added", s.files_added)?;
+            d.set_item("batch_id", s.batch_id)?;
+            d.set_item("note", s.note)?;
+            d.set_item("is_current", s.is_current)?;
+            out.append(d)?;
+        }
+        Ok(out)
+    }
+}
+
+/// The native module.
+#[pymodule]
+fn _varve(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<NativeLake>()?;
+    m.add("NativeError", m.py().get_type::<NativeError>())?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    Ok(())
+}
