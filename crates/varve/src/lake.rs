@@ -294,8 +294,10 @@ impl Lake {
     pub async fn sql_with(&self, sql: &str, limits: &QueryOptions) -> Result<QueryResult> {
         let run = async {
             let prepared = session::prepare(&self.storage, &self.cache, sql, limits).await?;
-            let schema = prepared.schema();
+            let planned = prepared.schema();
             let batches = prepared.collect(limits).await?;
+            // The batches' own schema can differ from the plan's in nullability: keep theirs.
+            let schema = batches.first().map(|b| b.schema()).unwrap_or(planned);
             Ok(QueryResult { schema, batches })
         };
         match limits.timeout {

@@ -83,8 +83,15 @@ pub(crate) async fn prepare(
         // case-sensitive, as in the Iceberg schema.
         .set_bool("datafusion.sql_parser.enable_ident_normalization", false);
     let mut runtime = RuntimeEnvBuilder::new();
+    let mut config = config;
     if let Some(bytes) = limits.memory_limit {
         runtime = runtime.with_memory_pool(Arc::new(FairSpillPool::new(bytes)));
+        // A sort keeps this much back to merge its spill files; DataFusion's default (10 MiB) would
+        // not fit a small limit at all.
+        config = config.set_usize(
+            "datafusion.execution.sort_spill_reservation_bytes",
+            (bytes / 4).min(10 << 20),
+        );
     }
     let ctx = SessionContext::new_with_config_rt(config, runtime.build_arc()?);
     let url = Url::parse(STORE_URL).map_err(|e| crate::Error::internal(e.to_string()))?;
