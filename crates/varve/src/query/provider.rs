@@ -186,12 +186,7 @@ impl TableProvider for VarveTable {
             ))
             .into());
         }
-        Ok(crate::query::sink::insert_plan(
-            self.env.clone(),
-            self.table.ident.clone(),
-            self.schema.clone(),
-            input,
-        ))
+        crate::query::sink::insert_plan(self.env.clone(), self.table.ident.clone(), self.schema.clone(), input)
     }
 }
 

@@ -7,6 +7,9 @@ use arrow::datatypes::SchemaRef;
 use async_trait::async_trait;
 use datafusion::datasource::sink::{DataSink, DataSinkExec};
 use datafusion::execution::{SendableRecordBatchStream, TaskContext};
+use datafusion::physical_expr::expressions::{CastExpr, TryCastExpr};
+use datafusion::physical_expr::projection::ProjectionExpr;
+use datafusion::physical_plan::projection::ProjectionExec;
 use datafusion::physical_plan::{DisplayAs, DisplayFormatType, ExecutionPlan};
 use futures::StreamExt;
 
@@ -23,17 +26,54 @@ pub(crate) struct AppendSink {
 }
 
 /// The plan that runs `input` and appends its rows to `ident`.
+///
+/// DataFusion plans an `INSERT` with unchecked casts of the source columns to the table's types
+/// (`2.5` into an integer column becomes `2`). Those casts are taken off here, so the append's checked
+/// alignment converts the values and refuses any that would change.
 pub(crate) fn insert_plan(
     env: QueryEnv,
     ident: TableIdent,
     schema: SchemaRef,
     input: Arc<dyn ExecutionPlan>,
-) -> Arc<dyn ExecutionPlan> {
-    Arc::new(DataSinkExec::new(
+) -> datafusion::common::Result<Arc<dyn ExecutionPlan>> {
+    let input = without_casts(input)?;
+    Ok(Arc::new(DataSinkExec::new(
         input,
         Arc::new(AppendSink { env, ident, schema }),
         None,
-    ))
+    )))
+}
+
+fn without_casts(input: Arc<dyn ExecutionPlan>) -> datafusion::common::Result<Arc<dyn ExecutionPlan>> {
+    let Some(projection) = input.downcast_ref::<ProjectionExec>() else {
+        return Ok(input);
+    };
+    let mut changed = false;
+    let exprs: Vec<ProjectionExpr> = projection
+        .expr()
+        .iter()
+        .map(|p| {
+            let inner = if let Some(c) = p.expr.downcast_ref::<CastExpr>() {
+                Some(c.expr().clone())
+            } else {
+                p.expr.downcast_ref::<TryCastExpr>().map(|c| c.expr().clone())
+            };
+            match inner {
+                Some(e) => {
+                    changed = true;
+                    ProjectionExpr {
+                        expr: e,
+                        alias: p.alias.clone(),
+                    }
+                }
+                None => p.clone(),
+            }
+        })
+        .collect();
+    if !changed {
+        return Ok(input);
+    }
+    Ok(Arc::new(ProjectionExec::try_new(exprs, projection.input().clone())?))
 }
 
 impl DisplayAs for AppendSink {

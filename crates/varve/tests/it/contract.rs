@@ -314,6 +314,19 @@ async fn suite(backend: Backend) {
     )
     .await
     .unwrap();
+    // INSERT converts with the same checks as an append.
+    let before_insert = version(&lake, "metrics.cpu").await;
+    let e = lake
+        .sql("INSERT INTO metrics.cpu (ts, host, mem) SELECT ts, host, cpu + 0.25 FROM metrics.cpu WHERE host = 'b'")
+        .await
+        .unwrap_err();
+    assert!(e.message().contains("cannot be stored as int32 without loss"), "{e}");
+    let e = lake
+        .sql("INSERT INTO metrics.cpu (ts, host) SELECT host AS t, host FROM metrics.cpu")
+        .await
+        .unwrap_err();
+    assert!(e.message().contains("is not a time"), "{e}");
+    assert_eq!(version(&lake, "metrics.cpu").await, before_insert);
     let total = count(&lake, "SELECT count(*) FROM metrics.cpu").await;
     assert_eq!(total, 162 + 1 + 1 + 1 + 55);
 
