@@ -173,17 +173,6 @@ impl Appender {
         }
         let batches = std::mem::take(&mut self.buffer);
         self.buffered = 0;
-        // Files written before a schema change must carry the same columns: re-align.
-        let batches: Vec<RecordBatch> = batches
-            .into_iter()
-            .map(|b| {
-                if b.schema() == self.arrow_schema {
-                    Ok(b)
-                } else {
-                    align::align(&b, &self.arrow_schema, None, &TimeOptions::default(), 0).map(|(b, _)| b)
-                }
-            })
-            .collect::<Result<_>>()?;
         let runs = encode::sort_and_partition(&self.arrow_schema, &batches, &self.contract)?;
         drop(batches);
         let table_prefix = self.base.ident.prefix();

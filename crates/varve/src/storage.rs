@@ -52,8 +52,7 @@ impl Storage {
     ///
     /// Errors: [`crate::ErrorKind::InvalidInput`] for an unsupported scheme or a bad option.
     pub(crate) fn open(url: &str, options: &HashMap<String, String>) -> Result<Storage> {
-        if let Some(rest) = url.strip_prefix("memory://") {
-            let _ = rest;
+        if url.starts_with("memory://") {
             return Ok(Storage {
                 store: Arc::new(InMemory::new()),
                 root: "memory://".to_string(),
@@ -239,10 +238,4 @@ pub fn default_lake_url() -> String {
         .ok()
         .filter(|s| !s.is_empty())
         .unwrap_or_else(|| DEFAULT_LAKE.to_string())
-}
-
-#[allow(dead_code)]
-pub(crate) fn _assert_send_sync() {
-    fn is<T: Send + Sync>() {}
-    is::<Storage>();
 }

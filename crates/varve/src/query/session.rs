@@ -26,7 +26,6 @@ pub(crate) const CATALOG: &str = "varve";
 
 /// A planned statement, ready to run.
 pub(crate) struct Prepared {
-    pub(crate) ctx: SessionContext,
     pub(crate) df: datafusion::dataframe::DataFrame,
     pub(crate) scans: Arc<Mutex<Vec<ScanNote>>>,
 }
@@ -103,7 +102,7 @@ pub(crate) async fn prepare(
     }
     let text = time_travel::rewrite(sql)?;
     let df = ctx.sql(text.as_deref().unwrap_or(sql)).await?;
-    Ok(Prepared { ctx, df, scans })
+    Ok(Prepared { df, scans })
 }
 
 impl Prepared {
@@ -172,7 +171,6 @@ impl Prepared {
 
     /// Runs the statement as a stream of batches.
     pub(crate) async fn stream(self) -> Result<SendableRecordBatchStream> {
-        let _keep = self.ctx;
         Ok(self.df.execute_stream().await?)
     }
 }

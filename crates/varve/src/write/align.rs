@@ -94,10 +94,6 @@ fn type_name(dt: &DataType) -> String {
     }
 }
 
-fn is_numeric(dt: &DataType) -> bool {
-    dt.is_numeric()
-}
-
 /// Casts `array` to `to`, failing on the first value that would change.
 ///
 /// Errors: [`crate::ErrorKind::InvalidInput`] naming column, row and value for a value that does
@@ -111,7 +107,7 @@ pub(crate) fn cast_checked(array: &ArrayRef, to: &DataType, column: &str, row_of
         return Ok(new_null_array(to, array.len()));
     }
     let from_text = matches!(from, DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View);
-    let never = (is_numeric(to) && !(is_numeric(from) || from_text))
+    let never = (to.is_numeric() && !(from.is_numeric() || from_text))
         || (matches!(to, DataType::Timestamp(..) | DataType::Date32)
             && !(from_text || matches!(from, DataType::Timestamp(..) | DataType::Date32 | DataType::Date64)))
         || (to == &DataType::Boolean && !(from_text || from == &DataType::Boolean));
