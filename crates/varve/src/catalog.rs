@@ -279,16 +279,28 @@ pub(crate) async fn write_version_hint_forward(storage: &Storage, ident: &TableI
     }
 }
 
-/// Every table in the lake, sorted by name.
+/// Every table in the lake, sorted by name (each checked to have committed metadata).
 pub(crate) async fn list(storage: &Storage) -> Result<Vec<TableIdent>> {
+    let candidates = list_candidates(storage).await?;
+    let checks = candidates.iter().map(|t| current_version(storage, t));
+    let versions = futures::future::try_join_all(checks).await?;
+    Ok(candidates
+        .into_iter()
+        .zip(versions)
+        .filter(|(_, v)| v.is_some())
+        .map(|(t, _)| t)
+        .collect())
+}
+
+/// The `<namespace>/<table>` directories of the lake, sorted, without checking their metadata: one
+/// LIST per namespace. Used where a leftover directory is harmless (naming tables for SQL, where
+/// loading a table that has no metadata finds nothing).
+pub(crate) async fn list_candidates(storage: &Storage) -> Result<Vec<TableIdent>> {
     let mut out = Vec::new();
     for ns in storage.list_dirs(None).await? {
         let ns_path = Path::from(ns.as_str());
         for t in storage.list_dirs(Some(&ns_path)).await? {
-            let Ok(ident) = TableIdent::parse(&format!("{ns}.{t}")) else {
-                continue;
-            };
-            if current_version(storage, &ident).await?.is_some() {
+            if let Ok(ident) = TableIdent::parse(&format!("{ns}.{t}")) {
                 out.push(ident);
             }
         }
