@@ -53,10 +53,10 @@ pub(crate) async fn run(dir: Option<PathBuf>) -> Result<()> {
     let dir = match dir {
         Some(d) => {
             if d.exists() {
-                return Err(Error::invalid(format!(
-                    "{}: exists already; the demo needs a fresh directory",
-                    d.display()
-                )));
+                return Err(Error::new(
+                    varve::ErrorKind::AlreadyExists,
+                    format!("{}: exists already; the demo needs a fresh directory", d.display()),
+                ));
             }
             d
         }
@@ -83,6 +83,7 @@ pub(crate) async fn run(dir: Option<PathBuf>) -> Result<()> {
     crate::import::run(&lake, a).await?;
     let mut a = import_args("health.cgm", cgm);
     a.partition = "month".into();
+    a.null_values = vec!["nil".into()];
     a.note = Some("glucose monitor, 5-minute readings".into());
     crate::import::run(&lake, a).await?;
     let first_cgm = lake.describe("health.cgm").await?.snapshot_id.unwrap_or_default();

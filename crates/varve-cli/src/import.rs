@@ -242,6 +242,14 @@ fn infer_text(path: &Path, args: &ImportArgs, fmt: InputFormat) -> Result<(Schem
 }
 
 fn clean(s: &str) -> String {
+    if s.contains("unequal lengths between records") {
+        return format!(
+            "{} (is there a line before the column names? skip it with --skip-rows N)",
+            s.replace("Csv error: ", "")
+                .replace("records", "fields")
+                .replace("fields on CSV file", "records")
+        );
+    }
     s.replace("Csv error: ", "")
         .replace("Parser error: ", "")
         .replace("Json error: ", "")
@@ -432,6 +440,21 @@ pub(crate) async fn run(lake: &Lake, args: ImportArgs) -> Result<()> {
     }
     let joined = args.time_columns.len() > 1;
     let exists = lake.table_exists(&args.table).await?;
+    if exists {
+        // Contract options only shape a new table: say so when they differ from the table's.
+        let d = lake.describe(&args.table).await?;
+        let time_differs = args.time_columns.len() == 1 && d.contract.time_column.as_ref() != args.time_columns.first();
+        let key_differs = !args.series_key.is_empty() && args.series_key != d.contract.series_key;
+        if time_differs || key_differs || (args.plain && d.contract.time_column.is_some()) {
+            eprintln!(
+                "note: {} exists with time column {} and series key [{}]; --time-column, --series-key, \
+                 --partition and --plain only apply when a table is created",
+                d.ident,
+                d.contract.time_column.as_deref().unwrap_or("(none)"),
+                d.contract.series_key.join(", ")
+            );
+        }
+    }
     let mut created = false;
     if !exists {
         // Create the table from the first file's columns.
@@ -485,14 +508,16 @@ pub(crate) async fn run(lake: &Lake, args: ImportArgs) -> Result<()> {
                     );
                 } else {
                     println!(
-                        "imported {} rows from {} file{} into {} in {:.2} s ({:.0} rows/s): {} data files, {}, snapshot {}{}",
+                        "imported {} row{} from {} file{} into {} in {:.2} s ({:.0} rows/s): {} data file{}, {}, snapshot {}{}",
                         report.rows,
+                        if report.rows == 1 { "" } else { "s" },
                         args.files.len(),
                         if args.files.len() == 1 { "" } else { "s" },
                         varve::TableIdent::parse(&args.table)?,
                         secs,
                         report.rows as f64 / secs.max(1e-9),
                         report.files,
+                        if report.files == 1 { "" } else { "s" },
                         crate::output::human_bytes(report.bytes),
                         report.snapshot_id.map(|s| s.to_string()).unwrap_or_else(|| "-".into()),
                         if report.added_columns.is_empty() {

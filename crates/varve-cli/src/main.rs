@@ -25,9 +25,10 @@ Examples:
   varve sql \"SELECT Ticker, max(Close) FROM stocks GROUP BY Ticker\"
   varve --lake s3://bucket/lake ls")]
 struct Cli {
-    /// The lake: a directory, file:///path, s3://bucket/prefix or memory://.
-    #[arg(long, global = true, env = "VARVE_LAKE", default_value = varve::DEFAULT_LAKE)]
-    lake: String,
+    /// The lake: a directory, file:///path, s3://bucket/prefix or memory://. Default: $VARVE_LAKE,
+    /// else ./varve-lake. Only import and create make a missing local lake directory.
+    #[arg(long, global = true)]
+    lake: Option<String>,
     /// A storage option as key=value (S3: endpoint, region, access_key_id, secret_access_key,
     /// allow_http). Repeatable. AWS_* environment variables are read too.
     #[arg(long = "storage-option", short = 'o', global = true, value_name = "KEY=VALUE")]
@@ -188,9 +189,21 @@ pub(crate) fn parse_storage_options(opts: &[String]) -> varve::Result<HashMap<St
 async fn run(cli: Cli) -> varve::Result<()> {
     let options = parse_storage_options(&cli.storage_options)?;
     if let Command::Demo { dir } = &cli.command {
+        if cli.lake.is_some() {
+            return Err(varve::Error::invalid(
+                "varve demo makes a fresh lake of its own; give --dir DIR instead of --lake",
+            ));
+        }
         return demo::run(dir.clone()).await;
     }
-    let lake = Lake::open(&cli.lake, &options)?;
+    let url = cli.lake.clone().unwrap_or_else(varve::default_lake_url);
+    let writes = matches!(cli.command, Command::Import(_) | Command::Create(_));
+    if !writes && !url.contains(':') && !std::path::Path::new(&url).is_dir() {
+        return Err(varve::Error::not_found(format!(
+            "no lake at {url}: a local lake is made by the first `varve import` or `varve create` (or give --lake)"
+        )));
+    }
+    let lake = Lake::open(&url, &options)?;
     match cli.command {
         Command::Import(args) => import::run(&lake, *args).await,
         Command::Sql(args) => {
@@ -212,7 +225,11 @@ async fn run(cli: Cli) -> varve::Result<()> {
         }
         Command::Create(args) => create(&lake, args).await,
         Command::Ls => {
-            for t in lake.tables().await? {
+            let tables = lake.tables().await?;
+            if tables.is_empty() {
+                eprintln!("no tables in {}", lake.url());
+            }
+            for t in tables {
                 println!("{t}");
             }
             Ok(())

@@ -193,6 +193,11 @@ impl From<datafusion::error::DataFusionError> for Error {
             D::ParquetError(e) => Error::from(*e),
             other => {
                 let text = other.strip_backtrace();
+                if let Some(name) = missing_table(&text) {
+                    return Error::not_found(format!(
+                        "table {name} does not exist (varve ls, or information_schema.tables, lists tables)"
+                    ));
+                }
                 let lower = text.to_ascii_lowercase();
                 let kind = if lower.contains("not found") || lower.contains("does not exist") {
                     ErrorKind::NotFound
@@ -231,4 +236,13 @@ fn strip_arrow_prefix(s: &str) -> String {
         }
     }
     s.to_string()
+}
+
+/// The table name of DataFusion's "table 'varve.ns.t' not found" planning error.
+fn missing_table(text: &str) -> Option<String> {
+    let start = text.find("table '")? + "table '".len();
+    let rest = &text[start..];
+    let end = rest.find("' not found")?;
+    let name = &rest[..end];
+    Some(name.strip_prefix("varve.").unwrap_or(name).to_string())
 }

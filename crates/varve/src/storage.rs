@@ -101,6 +101,15 @@ impl Storage {
                 kind: StorageKind::S3,
             });
         }
+        if let Some((scheme, rest)) = url.split_once(':') {
+            let looks_like_scheme = scheme.len() >= 2 && scheme.chars().all(|c| c.is_ascii_alphanumeric() || c == '+');
+            if looks_like_scheme && !rest.starts_with("//") {
+                return Err(Error::invalid(format!(
+                    "lake URL {url}: did you mean {scheme}://{}?",
+                    rest.trim_start_matches('/')
+                )));
+            }
+        }
         let path = if let Some(p) = url.strip_prefix("file://") {
             p.to_string()
         } else if url.contains("://") {

@@ -426,5 +426,5 @@ async fn a_failed_import_into_a_new_table_leaves_no_table() {
     // And the name is free for a good import.
     let good = f.write("fresh.csv", "time,sensor,velocity\n2024-05-05T00:00:00Z,a,1\n");
     let out = f.ok(&["import", "fresh.table", path(&good)]);
-    assert!(out.starts_with("imported 1 rows"), "{out}");
+    assert!(out.starts_with("imported 1 row from"), "{out}");
 }

@@ -113,6 +113,12 @@ fn errors_are_one_line_with_exit_codes() {
     let dir = tempfile::tempdir().unwrap();
     let lake = dir.path().join("lake");
     let lake = lake.to_str().unwrap();
+    // Reading commands do not make a lake: a typo'd path is an error, not an empty lake.
+    let e = varve_err(&["--lake", lake, "ls"]);
+    assert!(e.contains("no lake at"), "{e}");
+    assert!(!dir.path().join("lake").exists());
+    assert!(varve_err(&["--lake", "s3:/bucket/x", "ls"]).contains("did you mean s3://bucket/x"));
+    std::fs::create_dir(dir.path().join("lake")).unwrap();
     let e = varve_err(&["--lake", lake, "sql", "SELEC 1"]);
     assert!(e.contains("SELEC"), "{e}");
     assert_eq!(varve(&["--lake", lake, "sql", "SELEC 1"]).status.code(), Some(2));
@@ -122,4 +128,18 @@ fn errors_are_one_line_with_exit_codes() {
     assert!(e.contains("gs:// is not supported"), "{e}");
     let e = varve_err(&["--lake", lake, "create", "bad name", "-c", "a:int64"]);
     assert!(e.contains("table name"), "{e}");
+}
+
+#[test]
+fn cli_reference_matches_the_binary() {
+    let docs = std::fs::read_to_string(varve_testkit::repo_root().join("docs/cli.md")).unwrap();
+    for cmd in [
+        "import", "sql", "create", "ls", "info", "latest", "history", "drop", "demo",
+    ] {
+        let help = varve_ok(&[cmd, "--help"]);
+        assert!(
+            docs.contains(help.trim_end()),
+            "docs/cli.md is out of date for `varve {cmd} --help`: run scripts/gen-cli-docs"
+        );
+    }
 }

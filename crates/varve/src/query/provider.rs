@@ -81,7 +81,15 @@ impl VarveTable {
                 .unwrap_or_else(|| md.current_schema().clone()),
             _ => md.current_schema().clone(),
         };
-        let schema = schema::to_arrow(&iceberg_schema)?;
+        // Every column is nullable to SQL, so that a null time in an INSERT reaches the append's
+        // check (which names the column and row) instead of DataFusion's generic nullability error.
+        let stored = schema::to_arrow(&iceberg_schema)?;
+        let fields: Vec<arrow::datatypes::Field> = stored
+            .fields()
+            .iter()
+            .map(|f| f.as_ref().clone().with_nullable(true))
+            .collect();
+        let schema = Arc::new(arrow::datatypes::Schema::new(fields));
         Ok(VarveTable {
             env,
             table,

@@ -150,6 +150,12 @@ pub(crate) fn to_utc_micros(array: &ArrayRef, name: &str, row_offset: u64, opts:
                             ));
                         }
                     }
+                    if text.parse::<f64>().is_ok() {
+                        return Error::invalid(format!(
+                            "column {name}, row {}: '{text}' is a number: give its unit (--time-unit s|ms|us|ns)",
+                            row(i)
+                        ));
+                    }
                     let expected = match &opts.format {
                         Some(f) => format!("expected format {f}"),
                         None => "expected RFC 3339 or YYYY-MM-DD HH:MM:SS; give --time-format".to_string(),
