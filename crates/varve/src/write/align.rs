@@ -9,7 +9,7 @@
 use arrow::array::{new_null_array, Array, ArrayRef, RecordBatch};
 use arrow::compute::kernels::cmp::distinct;
 use arrow::compute::{cast_with_options, CastOptions};
-use arrow::datatypes::{DataType, SchemaRef};
+use arrow::datatypes::{DataType, SchemaRef, TimeUnit};
 use arrow::util::display::array_value_to_string;
 
 use crate::error::{Error, Result};
@@ -166,6 +166,46 @@ pub(crate) fn cast_checked(array: &ArrayRef, to: &DataType, column: &str, row_of
             )));
         }
     }
+    // Text into a decimal or a µs timestamp: digits beyond the scale, or below a microsecond, would
+    // be dropped by the cast; parse once more at full precision and compare.
+    if from_text {
+        let exact = match to {
+            DataType::Decimal128(p, s) => Some(DataType::Decimal128(38, (*s as i16 + (38 - *p as i16)).min(38) as i8)),
+            DataType::Timestamp(TimeUnit::Microsecond, tz) => {
+                Some(DataType::Timestamp(TimeUnit::Nanosecond, tz.clone()))
+            }
+            _ => None,
+        };
+        if let Some(exact) = exact {
+            let precise = cast_with_options(
+                array,
+                &exact,
+                &CastOptions {
+                    safe: true,
+                    ..Default::default()
+                },
+            )?;
+            let widened = cast_with_options(
+                &out,
+                &exact,
+                &CastOptions {
+                    safe: true,
+                    ..Default::default()
+                },
+            )?;
+            let changed = distinct(&precise, &widened)?;
+            if let Some(i) =
+                (0..changed.len()).find(|&i| changed.is_valid(i) && changed.value(i) && precise.is_valid(i))
+            {
+                let v = array_value_to_string(array, i).unwrap_or_default();
+                return Err(Error::invalid(format!(
+                    "column {column}, row {}: '{v}' cannot be stored as {} without loss",
+                    row(i),
+                    type_name(to)
+                )));
+            }
+        }
+    }
     Ok(out)
 }
 
@@ -181,6 +221,22 @@ mod tests {
         let a: ArrayRef = Arc::new(StringArray::from(vec![Some("1.5"), None, Some("fast")]));
         let e = cast_checked(&a, &DataType::Float64, "velocity", 14).unwrap_err();
         assert_eq!(e.message(), "column velocity, row 17: 'fast' is not a float64");
+    }
+
+    #[test]
+    fn text_keeps_every_digit() {
+        let a: ArrayRef = Arc::new(StringArray::from(vec!["1.23", "1.5", "1.239"]));
+        let e = cast_checked(&a, &DataType::Decimal128(10, 2), "price", 0).unwrap_err();
+        assert_eq!(
+            e.message(),
+            "column price, row 3: '1.239' cannot be stored as Decimal128(10, 2) without loss"
+        );
+        let t: ArrayRef = Arc::new(StringArray::from(vec![
+            "2024-01-01T00:00:00.000001Z",
+            "2024-01-01T00:00:00.000000001Z",
+        ]));
+        let e = cast_checked(&t, &DataType::Timestamp(TimeUnit::Microsecond, None), "seen", 0).unwrap_err();
+        assert!(e.message().starts_with("column seen, row 2:"), "{e}");
     }
 
     #[test]
