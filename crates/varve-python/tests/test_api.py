@@ -133,3 +133,18 @@ def test_guards(local_lake):
     for bad in ({"timeout": 0}, {"timeout": -1}, {"max_rows": 0}, {"memory_limit": -5}, {"max_rows": 1.5}):
         with pytest.raises(varve.InvalidInputError):
             lake.sql("SELECT 1", **bad)
+
+
+def test_storage_and_corruption_errors(tmp_path, s3_server):
+    with varve.Lake("s3://no-such-bucket/lake", storage_options=s3_server) as lake:
+        with pytest.raises(varve.StorageError) as e:
+            lake.tables()
+        assert e.value.code == "storage"
+    root = tmp_path / "lake"
+    with varve.Lake(str(root)) as lake:
+        lake.create_table("t", readings(0, 1), time_column="ts")
+        (root / "default" / "t" / "metadata" / "v2.metadata.json").write_text("{ not json")
+        (root / "default" / "t" / "metadata" / "version-hint.text").write_text("2")
+        with pytest.raises(varve.CorruptionError) as e:
+            lake.table("t").info()
+        assert "v2.metadata.json" in str(e.value)

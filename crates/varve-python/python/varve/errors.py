@@ -133,6 +133,4 @@ _BY_CODE: Dict[str, Type[Error]] = {
 def from_native(code: str, message: str, retryable: bool) -> Error:
     """The :class:`Error` subclass for an engine error code."""
     cls = _BY_CODE.get(code, InternalError)
-    if cls is StorageError and "does not exist" in message:
-        cls = NotFoundError
     return cls(message, retryable=retryable)
