@@ -194,18 +194,24 @@ fn elapsed_since(
     opts: &TimeOptions,
     row: impl Fn(usize) -> u64,
 ) -> Result<Vec<i64>> {
+    let text = matches!(
+        array.data_type(),
+        DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View
+    );
+    let numeric = array.data_type().is_integer() || array.data_type().is_floating();
+    // Numbers, or text when a unit is given, count units since the origin.
+    if numeric || (text && opts.unit.is_some()) {
+        let mut ignored = 0;
+        return numbers_to_micros(
+            array,
+            name,
+            opts.unit.unwrap_or(TimeUnit::Second),
+            origin,
+            &mut ignored,
+            &row,
+        );
+    }
     match array.data_type() {
-        DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View if opts.unit.is_some() => {
-            let mut ignored = 0;
-            numbers_to_micros(
-                array,
-                name,
-                opts.unit.unwrap_or(TimeUnit::Second),
-                origin,
-                &mut ignored,
-                &row,
-            )
-        }
         DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View => {
             let s = cast_with_options(array, &DataType::Utf8, &CastOptions::default())?;
             let s = s.as_string::<i32>();
@@ -220,17 +226,6 @@ fn elapsed_since(
                     })
                 })
                 .collect()
-        }
-        dt if dt.is_integer() || dt.is_floating() => {
-            let mut ignored = 0;
-            numbers_to_micros(
-                array,
-                name,
-                opts.unit.unwrap_or(TimeUnit::Second),
-                origin,
-                &mut ignored,
-                &row,
-            )
         }
         other => Err(Error::schema(format!(
             "column {name}: values of type {other} cannot be elapsed times"
