@@ -214,7 +214,7 @@ fn fix_names(schema: &Schema) -> Schema {
 
 /// The typed schema of a text file inferred from its first rows, and the all-text schema it is
 /// read with.
-fn infer_text(path: &Path, args: &ImportArgs, fmt: InputFormat) -> Result<(Schema, SchemaRef)> {
+fn infer_text(path: &Path, args: &ImportArgs, fmt: InputFormat, rows: usize) -> Result<(Schema, SchemaRef)> {
     let mut r = open_text(path, None)?;
     skip_lines(&mut r, args.skip_rows, path)?;
     let format = varve::arrow::csv::reader::Format::default()
@@ -225,7 +225,7 @@ fn infer_text(path: &Path, args: &ImportArgs, fmt: InputFormat) -> Result<(Schem
         None => format,
     };
     let (schema, rows) = format
-        .infer_schema(&mut r, Some(INFER_ROWS))
+        .infer_schema(&mut r, Some(rows))
         .map_err(|e| Error::invalid(format!("{}: {}", path.display(), clean(&e.to_string()))))?;
     if schema.fields().is_empty() || (rows == 0 && schema.fields().len() <= 1 && schema.field(0).name().is_empty()) {
         return Err(Error::invalid(format!("{}: the file is empty", path.display())));
@@ -287,7 +287,7 @@ fn read_text(
 
 fn read_error(path: &Path, e: varve::arrow::error::ArrowError) -> Error {
     let text = clean(&e.to_string());
-    if text.contains("unexpected end of file") || text.contains("UnexpectedEof") || text.contains("end of file") {
+    if text.contains("end of file") || text.contains("UnexpectedEof") || text.contains("the file is truncated") {
         Error::invalid(format!(
             "{}: the file is truncated (unexpected end of input)",
             path.display()
@@ -459,7 +459,7 @@ pub(crate) async fn run(lake: &Lake, args: ImportArgs) -> Result<()> {
     if !exists {
         // Create the table from the first file's columns.
         let typed = match formats[0] {
-            InputFormat::Csv | InputFormat::Tsv => infer_text(&args.files[0], &args, formats[0])?.0,
+            InputFormat::Csv | InputFormat::Tsv => infer_text(&args.files[0], &args, formats[0], INFER_ROWS)?.0,
             InputFormat::Ndjson => infer_json(&args.files[0])?,
             InputFormat::Parquet => read_parquet(&args.files[0])?.0,
         };
@@ -601,7 +601,8 @@ async fn push_files(
         appender.start_input();
         let batches: Batches = match fmt {
             InputFormat::Csv | InputFormat::Tsv => {
-                let (_, text) = infer_text(path, args, *fmt)?;
+                // Only the header is needed here: values are read as text and cast to the table's types.
+                let (_, text) = infer_text(path, args, *fmt, 0)?;
                 read_text(path, args, *fmt, text, pb)?
             }
             InputFormat::Ndjson => read_json(path, Arc::new(infer_json(path)?), pb)?,
