@@ -15,7 +15,7 @@ use arrow::pyarrow::{FromPyArrow, IntoPyArrow, PyArrowType, Table};
 use pyo3::create_exception;
 use pyo3::exceptions::PyException;
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList};
+use pyo3::types::PyDict;
 use varve::{AppendOptions, Lake, Partitioning, QueryOptions, TableContract, TimeOptions};
 
 create_exception!(
@@ -89,6 +89,13 @@ impl NativeLake {
     }
 }
 
+/// A serializable engine report (`AppendReport`, `TableInfo`, `SnapshotInfo`s) as Python dicts and
+/// lists, through JSON (integers stay exact).
+fn to_py_value<'py, T: serde::Serialize>(py: Python<'py>, value: &T) -> PyResult<Bound<'py, PyAny>> {
+    let text = serde_json::to_string(value).map_err(|e| invalid(e.to_string()))?;
+    py.import("json")?.call_method1("loads", (text,))
+}
+
 fn table_to_py(py: Python<'_>, r: varve::QueryResult) -> PyResult<Py<PyAny>> {
     let t = Table::try_new(r.batches, r.schema).map_err(|e| invalid(e.to_string()))?;
     Ok(t.into_pyarrow(py)?.unbind())
@@ -160,7 +167,7 @@ impl NativeLake {
         batch_id: Option<String>,
         note: Option<String>,
         timezone: Option<String>,
-    ) -> PyResult<Bound<'py, PyDict>> {
+    ) -> PyResult<Bound<'py, PyAny>> {
         let reader = ArrowArrayStreamReader::from_pyarrow_bound(data)?;
         let opts = AppendOptions {
             batch_id,
@@ -187,17 +194,7 @@ impl NativeLake {
             }
             appender.commit().await
         })?;
-        let d = PyDict::new(py);
-        d.set_item("rows", report.rows)?;
-        d.set_item("files", report.files)?;
-        d.set_item("bytes", report.bytes)?;
-        d.set_item("snapshot_id", report.snapshot_id)?;
-        d.set_item("duplicate", report.duplicate)?;
-        d.set_item("added_columns", report.added_columns)?;
-        d.set_item("truncated_times", report.truncated_times)?;
-        d.set_item("attempts", report.attempts)?;
-        d.set_item("seconds", report.seconds)?;
-        Ok(d)
+        to_py_value(py, &report)
     }
 
     /// Runs SQL; returns a `pyarrow.Table`.
@@ -256,39 +253,14 @@ impl NativeLake {
         Ok(out)
     }
 
-    fn info<'py>(&self, py: Python<'py>, name: String) -> PyResult<Bound<'py, PyDict>> {
-        let i = self.run(py, move |lake| async move { lake.info(&name).await })?;
-        let out = PyDict::new(py);
-        out.set_item("table", i.table)?;
-        out.set_item("rows", i.rows)?;
-        out.set_item("data_files", i.data_files)?;
-        out.set_item("bytes", i.bytes)?;
-        out.set_item("snapshots", i.snapshots)?;
-        out.set_item("partitions", i.partitions)?;
-        out.set_item("min_time_us", i.min_time_us)?;
-        out.set_item("max_time_us", i.max_time_us)?;
-        out.set_item("series", i.series)?;
-        out.set_item("snapshot_id", i.snapshot_id)?;
-        Ok(out)
+    fn info<'py>(&self, py: Python<'py>, name: String) -> PyResult<Bound<'py, PyAny>> {
+        let info = self.run(py, move |lake| async move { lake.info(&name).await })?;
+        to_py_value(py, &info)
     }
 
-    fn history<'py>(&self, py: Python<'py>, name: String) -> PyResult<Bound<'py, PyList>> {
-        let h = self.run(py, move |lake| async move { lake.history(&name).await })?;
-        let out = PyList::empty(py);
-        for s in h {
-            let d = PyDict::new(py);
-            d.set_item("snapshot_id", s.snapshot_id)?;
-            d.set_item("parent_id", s.parent_id)?;
-            d.set_item("timestamp_ms", s.timestamp_ms)?;
-            d.set_item("operation", s.operation)?;
-            d.set_item("rows_added", s.rows_added)?;
-            d.set_item("files_added", s.files_added)?;
-            d.set_item("batch_id", s.batch_id)?;
-            d.set_item("note", s.note)?;
-            d.set_item("is_current", s.is_current)?;
-            out.append(d)?;
-        }
-        Ok(out)
+    fn history<'py>(&self, py: Python<'py>, name: String) -> PyResult<Bound<'py, PyAny>> {
+        let history = self.run(py, move |lake| async move { lake.history(&name).await })?;
+        to_py_value(py, &history)
     }
 }
 
