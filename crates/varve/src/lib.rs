@@ -75,3 +75,5 @@ pub use write::TimeOptions;
 
 /// Re-exported so callers use the same Arrow as the engine.
 pub use arrow;
+/// Re-exported so callers wrap the lake's store ([`Lake::open_with_store_layer`]) with the same version.
+pub use object_store;

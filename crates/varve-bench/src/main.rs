@@ -1,0 +1,311 @@
+//! `varve-bench`: generate TSBS-style datasets, run a benchmark suite against a lake, and check
+//! every answer against DuckDB. See `docs/performance.md`.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Args, Parser, Subcommand};
+use varve_bench::gen::{self, Dataset, FileFormat, GenSpec};
+use varve_bench::run::{self, RunOptions, Target};
+use varve_bench::store::Latency;
+use varve_bench::suites::Suite;
+
+#[derive(Parser)]
+#[command(
+    name = "varve-bench",
+    version,
+    about = "Varve's benchmark suite: TSBS IoT and DevOps workloads and a trades tape, generated at any scale, \
+             loaded into a lake, queried, timed, and checked against DuckDB on the same Parquet files",
+    after_help = "Examples:\n  \
+      varve-bench run iot --scale 10 --duration 2h            # a quick run on a local lake\n  \
+      varve-bench run devops --target s3 --delay 20ms         # 100 hosts x 24 h on S3 with 20 ms per request\n  \
+      varve-bench gen iot --scale 1000 --duration 24h --out-of-order 0.1 --missing 0.01\n  \
+      varve-bench queries iot --scale 10                       # the SQL a run asks"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Cmd,
+}
+
+#[derive(Subcommand)]
+enum Cmd {
+    /// Generate a dataset (deterministic for a seed) into files.
+    Gen {
+        /// iot (trucks: readings, diagnostics), devops (hosts: cpu) or trades.
+        dataset: Dataset,
+        #[command(flatten)]
+        data: DataArgs,
+        /// Output format.
+        #[arg(long, value_enum, default_value = "parquet")]
+        format: FileFormat,
+        /// Directory to write into (default: <data-dir>/<a name that identifies the data>).
+        #[arg(long)]
+        out: Option<PathBuf>,
+    },
+    /// Run a suite: generate or reuse the data, load it, run every query on Varve and DuckDB,
+    /// check the answers agree, and write results to bench/results/.
+    Run {
+        /// iot, devops or basic (over trades).
+        suite: Suite,
+        #[command(flatten)]
+        data: DataArgs,
+        /// Where the lake lives: local disk, or a bucket on a local S3-compatible server (moto).
+        #[arg(long, value_enum, default_value = "local")]
+        target: Target,
+        /// Delay added to every storage request (S3 only), e.g. 20ms.
+        #[arg(long, value_parser = humantime::parse_duration)]
+        delay: Option<std::time::Duration>,
+        /// Bandwidth cap per response (S3 only), e.g. 50MiB (bytes per second).
+        #[arg(long, value_parser = parse_bytes)]
+        bandwidth: Option<u64>,
+        /// Warm runs per query (after the first run).
+        #[arg(long, default_value_t = 5)]
+        runs: u32,
+        /// Rows per commit when loading.
+        #[arg(long, default_value_t = 100_000)]
+        commit_rows: usize,
+        /// Run only this query (repeat for more).
+        #[arg(long = "query", value_name = "NAME")]
+        only: Vec<String>,
+        /// Where results go.
+        #[arg(long, default_value = "bench/results")]
+        results_dir: PathBuf,
+        /// Keep the local lake after the run (its path is printed).
+        #[arg(long)]
+        keep_lake: bool,
+    },
+    /// Print a suite's queries with their parameters filled in.
+    Queries {
+        /// iot, devops or basic.
+        suite: Suite,
+        #[command(flatten)]
+        data: DataArgs,
+    },
+    /// Run one query in this process (used by `run` for each first run in a fresh process).
+    #[command(hide = true)]
+    Probe {
+        #[arg(long)]
+        lake: String,
+        #[arg(short = 'o', value_parser = parse_kv)]
+        options: Vec<(String, String)>,
+        #[arg(long)]
+        sql: String,
+        #[arg(long, default_value_t = 5)]
+        runs: u32,
+        #[arg(long)]
+        out: PathBuf,
+        #[arg(long, default_value_t = 0.0)]
+        delay_ms: f64,
+        #[arg(long)]
+        bandwidth: Option<u64>,
+    },
+}
+
+#[derive(Args, Clone)]
+struct DataArgs {
+    /// Trucks (iot), hosts (devops) or symbols (trades). Default: 1000, 100, 100.
+    #[arg(long)]
+    scale: Option<u32>,
+    /// Length of the generated period, e.g. 24h, 90m.
+    #[arg(long, default_value = "24h", value_parser = humantime::parse_duration)]
+    duration: std::time::Duration,
+    /// First timestamp (RFC 3339).
+    #[arg(long, default_value = "2026-01-01T00:00:00Z")]
+    start: chrono::DateTime<chrono::Utc>,
+    /// Seed of every random choice (data and query parameters).
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// iot: share of entries delivered late, after newer ones (0..1).
+    #[arg(long, default_value_t = 0.0)]
+    out_of_order: f64,
+    /// iot: how late a late entry can be.
+    #[arg(long, default_value = "5m", value_parser = humantime::parse_duration)]
+    max_lateness: std::time::Duration,
+    /// iot: share of entries never delivered (0..1).
+    #[arg(long, default_value_t = 0.0)]
+    missing: f64,
+    /// trades: mean trades per second per symbol.
+    #[arg(long, default_value_t = 1.0)]
+    rate: f64,
+    /// Rows per generated file.
+    #[arg(long, default_value_t = 1_000_000)]
+    file_rows: usize,
+    /// Where datasets are kept (and reused) and where local lakes live during a run.
+    #[arg(long, default_value = "bench/data")]
+    data_dir: PathBuf,
+}
+
+impl DataArgs {
+    fn spec(&self, dataset: Dataset, format: FileFormat) -> Result<GenSpec, String> {
+        let spec = GenSpec {
+            dataset,
+            scale: self.scale.unwrap_or(match dataset {
+                Dataset::Iot => 1000,
+                Dataset::Devops | Dataset::Trades => 100,
+            }),
+            start_us: self.start.timestamp_micros(),
+            duration_us: self.duration.as_micros() as i64,
+            seed: self.seed,
+            format,
+            out_of_order: self.out_of_order,
+            missing: self.missing,
+            max_lateness_us: self.max_lateness.as_micros() as i64,
+            rate: self.rate,
+            file_rows: self.file_rows,
+        };
+        spec.validate()?;
+        Ok(spec)
+    }
+}
+
+fn parse_kv(s: &str) -> Result<(String, String), String> {
+    s.split_once('=')
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .ok_or_else(|| format!("expected KEY=VALUE, got {s:?}"))
+}
+
+/// `50MiB`, `10MB`, `1048576` (bytes; a trailing `/s` is allowed).
+fn parse_bytes(s: &str) -> Result<u64, String> {
+    let t = s.trim().trim_end_matches("/s");
+    let split = t.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(t.len());
+    let (num, unit) = t.split_at(split);
+    let n: f64 = num.parse().map_err(|_| format!("{s:?} is not a size like 50MiB"))?;
+    let mult = match unit.trim().to_ascii_lowercase().as_str() {
+        "" | "b" => 1.0,
+        "kb" => 1e3,
+        "kib" => 1024.0,
+        "mb" => 1e6,
+        "mib" => 1024.0 * 1024.0,
+        "gb" => 1e9,
+        "gib" => 1024.0 * 1024.0 * 1024.0,
+        u => {
+            return Err(format!(
+                "unknown unit {u:?} in {s:?} (use B, KB, KiB, MB, MiB, GB, GiB)"
+            ))
+        }
+    };
+    let v = (n * mult) as u64;
+    if v == 0 {
+        return Err("the bandwidth must be at least 1 byte/s".into());
+    }
+    Ok(v)
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match real_main(cli) {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn real_main(cli: Cli) -> Result<ExitCode, String> {
+    match cli.command {
+        Cmd::Gen {
+            dataset,
+            data,
+            format,
+            out,
+        } => {
+            let spec = data.spec(dataset, format)?;
+            let dir = out.unwrap_or_else(|| data.data_dir.join(spec.dir_name()));
+            if gen::DatasetInfo::read(&dir).is_some() {
+                return Err(format!("{} holds a dataset already (delete it first)", dir.display()));
+            }
+            let t = std::time::Instant::now();
+            let bar = indicatif::ProgressBar::new(1000);
+            let info = gen::generate(&spec, &dir, &|f| bar.set_position((f * 1000.0) as u64))?;
+            bar.finish_and_clear();
+            for t in &info.tables {
+                println!(
+                    "{}: {} rows in {} files, {:.1} MiB",
+                    t.name,
+                    t.rows,
+                    t.files.len(),
+                    t.bytes as f64 / 1048576.0
+                );
+            }
+            println!("wrote {} in {:.1} s", dir.display(), t.elapsed().as_secs_f64());
+            Ok(ExitCode::SUCCESS)
+        }
+        Cmd::Queries { suite, data } => {
+            let spec = data.spec(suite.dataset(), FileFormat::Parquet)?;
+            for q in suite.queries(&spec) {
+                println!("-- {}: {}\n{};\n", q.name, q.description, q.sql);
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        Cmd::Run {
+            suite,
+            data,
+            target,
+            delay,
+            bandwidth,
+            runs,
+            commit_rows,
+            only,
+            results_dir,
+            keep_lake,
+        } => {
+            if commit_rows == 0 {
+                return Err("--commit-rows must be at least 1".into());
+            }
+            let spec = data.spec(suite.dataset(), FileFormat::Parquet)?;
+            let opts = RunOptions {
+                suite,
+                spec,
+                data_dir: data.data_dir.clone(),
+                target,
+                latency: Latency {
+                    delay_ms: delay.map(|d| d.as_secs_f64() * 1000.0).unwrap_or(0.0),
+                    bandwidth,
+                },
+                runs,
+                commit_rows,
+                only,
+                results_dir,
+                keep_lake,
+                command: std::env::args().collect::<Vec<_>>().join(" "),
+            };
+            let outcome = run::run(&opts)?;
+            println!("{}", std::fs::read_to_string(&outcome.markdown).unwrap_or_default());
+            eprintln!(
+                "results: {} and {}",
+                outcome.jsonl.display(),
+                outcome.markdown.display()
+            );
+            if outcome.failures.is_empty() {
+                Ok(ExitCode::SUCCESS)
+            } else {
+                for f in &outcome.failures {
+                    eprintln!("FAILED {f}");
+                }
+                eprintln!(
+                    "{} of the queries failed or disagreed with DuckDB",
+                    outcome.failures.len()
+                );
+                Ok(ExitCode::from(1))
+            }
+        }
+        Cmd::Probe {
+            lake,
+            options,
+            sql,
+            runs,
+            out,
+            delay_ms,
+            bandwidth,
+        } => {
+            let options: HashMap<String, String> = options.into_iter().collect();
+            let rt = tokio::runtime::Runtime::new().map_err(|e| e.to_string())?;
+            let latency = Latency { delay_ms, bandwidth };
+            let p = rt.block_on(varve_bench::probe::probe(&lake, &options, latency, &sql, runs, &out))?;
+            println!("{}", serde_json::to_string(&p).map_err(|e| e.to_string())?);
+            Ok(ExitCode::SUCCESS)
+        }
+    }
+}

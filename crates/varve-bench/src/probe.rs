@@ -1,0 +1,113 @@
+//! One query, timed in this process: the first run right after opening the lake (nothing cached:
+//! the process is fresh), then warm runs. The runner starts a new process per query for this
+//! (`varve-bench probe`), so every first run is a cold start of the engine, not of the OS page
+//! cache.
+
+use std::collections::HashMap;
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Instant;
+
+use serde::{Deserialize, Serialize};
+use varve::Lake;
+
+use crate::store::{instrument, Counters, Latency, Requests};
+
+/// What one query did.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Probe {
+    /// First run, ms (includes loading the table's metadata).
+    pub first_ms: f64,
+    /// Best warm run, ms (`first_ms` when there were none).
+    pub best_ms: f64,
+    /// Every warm run, ms.
+    pub warm_ms: Vec<f64>,
+    /// Result rows.
+    pub rows: u64,
+    /// Storage requests of the first run.
+    pub requests_first: Requests,
+    /// Storage requests of the last warm run.
+    pub requests_warm: Requests,
+    /// Peak resident memory of the process, bytes (`VmHWM`).
+    pub peak_rss_bytes: u64,
+}
+
+/// The process's peak resident set size in bytes, from `/proc/self/status` (0 elsewhere).
+pub fn peak_rss_bytes() -> u64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("VmHWM:"))
+                .and_then(|l| l.split_whitespace().nth(1))
+                .and_then(|kb| kb.parse::<u64>().ok())
+        })
+        .map(|kb| kb * 1024)
+        .unwrap_or(0)
+}
+
+/// Resets the peak resident set size (Linux: `clear_refs` 5), so a later [`peak_rss_bytes`]
+/// measures from now.
+pub fn reset_peak_rss() {
+    let _ = std::fs::write("/proc/self/clear_refs", "5");
+}
+
+/// Opens the lake and runs `sql` once plus `runs` warm times; writes the last result to `out`
+/// as Parquet.
+///
+/// Errors: the engine's error for the query (as text), or the result cannot be written.
+pub async fn probe(
+    url: &str,
+    options: &HashMap<String, String>,
+    latency: Latency,
+    sql: &str,
+    runs: u32,
+    out: &Path,
+) -> Result<Probe, String> {
+    let counters = Arc::new(Counters::default());
+    let c = counters.clone();
+    let lake =
+        Lake::open_with_store_layer(url, options, move |s| instrument(s, latency, c)).map_err(|e| e.to_string())?;
+    let before = counters.snapshot();
+    let t = Instant::now();
+    let mut result = lake.sql(sql).await.map_err(|e| e.to_string())?;
+    let first_ms = t.elapsed().as_secs_f64() * 1000.0;
+    let requests_first = counters.snapshot().since(&before);
+    let mut warm_ms = vec![];
+    let mut requests_warm = requests_first;
+    for _ in 0..runs {
+        let before = counters.snapshot();
+        let t = Instant::now();
+        result = lake.sql(sql).await.map_err(|e| e.to_string())?;
+        warm_ms.push(t.elapsed().as_secs_f64() * 1000.0);
+        requests_warm = counters.snapshot().since(&before);
+    }
+    let file = std::fs::File::create(out).map_err(|e| format!("{}: {e}", out.display()))?;
+    let mut w = parquet::arrow::ArrowWriter::try_new(file, result.schema.clone(), None).map_err(|e| e.to_string())?;
+    for b in &result.batches {
+        w.write(b).map_err(|e| e.to_string())?;
+    }
+    w.close().map_err(|e| e.to_string())?;
+    Ok(Probe {
+        first_ms,
+        best_ms: warm_ms.iter().copied().fold(first_ms, f64::min),
+        warm_ms,
+        rows: result.num_rows() as u64,
+        requests_first,
+        requests_warm,
+        peak_rss_bytes: peak_rss_bytes(),
+    })
+}
+
+/// Reads a result written by [`probe`] or by DuckDB.
+///
+/// Errors: the file cannot be read as Parquet.
+pub fn read_result(path: &Path) -> Result<Vec<arrow::array::RecordBatch>, String> {
+    let file = std::fs::File::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let reader = parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(file)
+        .and_then(|b| b.build())
+        .map_err(|e| format!("{}: {e}", path.display()))?;
+    reader
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| format!("{}: {e}", path.display()))
+}

@@ -1,0 +1,296 @@
+//! Results: one JSON object per line (`run`, `ingest`, `query` records) and a Markdown summary,
+//! each saying which machine, commit, build and command produced it.
+
+use std::fmt::Write as _;
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+use crate::ingest::IngestStats;
+use crate::probe::Probe;
+use crate::store::{Latency, Requests};
+
+/// Where and how a run happened.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct RunInfo {
+    /// Start time, RFC 3339 UTC.
+    pub started: String,
+    /// The exact command line.
+    pub command: String,
+    /// `git describe`-like commit of the working tree (`<sha>` or `<sha>+dirty`).
+    pub commit: String,
+    /// `release` or `debug`.
+    pub build: String,
+    /// CPU model.
+    pub cpu: String,
+    /// Logical cores available.
+    pub cores: usize,
+    /// Physical memory, bytes.
+    pub memory_bytes: u64,
+    /// Kernel release.
+    pub os: String,
+    /// Suite name.
+    pub suite: String,
+    /// Storage target: `local` or `s3`.
+    pub target: String,
+    /// Injected latency.
+    pub latency: Latency,
+    /// Dataset directory name (its spec).
+    pub dataset: String,
+    /// Rows per table.
+    pub dataset_rows: Vec<(String, u64)>,
+    /// Warm runs per query.
+    pub runs: u32,
+    /// Rows per commit when loading.
+    pub commit_rows: usize,
+    /// DuckDB version of the reference.
+    pub duckdb: String,
+}
+
+/// One query's record.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct QueryRecord {
+    /// Query name.
+    pub name: String,
+    /// The SQL run by both engines.
+    pub sql: String,
+    /// Varve's timings and requests (`None` when it failed).
+    pub varve: Option<Probe>,
+    /// DuckDB's first run, ms.
+    pub duckdb_first_ms: Option<f64>,
+    /// DuckDB's best warm run, ms.
+    pub duckdb_best_ms: Option<f64>,
+    /// Varve best / DuckDB best (below 1: Varve is faster).
+    pub ratio: Option<f64>,
+    /// `match`, or what went wrong (a mismatch or an error).
+    pub check: String,
+}
+
+impl QueryRecord {
+    /// Whether the query ran on both engines and the answers matched.
+    pub fn ok(&self) -> bool {
+        self.check == "match"
+    }
+}
+
+/// Runs git in the source tree this binary was built from.
+fn git(args: &[&str]) -> Option<String> {
+    let out = std::process::Command::new("git")
+        .arg("-C")
+        .arg(env!("CARGO_MANIFEST_DIR"))
+        .args(args)
+        .output()
+        .ok()?;
+    out.status
+        .success()
+        .then(|| String::from_utf8_lossy(&out.stdout).trim().to_string())
+}
+
+/// The commit of the source tree this binary was built from: its short sha, `+dirty` when
+/// tracked files have changes.
+pub fn commit() -> String {
+    let Some(sha) = git(&["rev-parse", "--short=12", "HEAD"]) else {
+        return "unknown".into();
+    };
+    let dirty = git(&["status", "--porcelain", "--untracked-files=no"]).is_some_and(|s| !s.is_empty());
+    if dirty {
+        format!("{sha}+dirty")
+    } else {
+        sha
+    }
+}
+
+/// (cpu model, cores, memory bytes, kernel release) of this machine.
+pub fn machine() -> (String, usize, u64, String) {
+    let cpu = std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("model name"))
+                .and_then(|l| l.split_once(':'))
+                .map(|(_, v)| v.trim().to_string())
+        })
+        .unwrap_or_else(|| std::env::consts::ARCH.to_string());
+    let cores = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
+    let mem = std::fs::read_to_string("/proc/meminfo")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("MemTotal:"))
+                .and_then(|l| l.split_whitespace().nth(1))
+                .and_then(|kb| kb.parse::<u64>().ok())
+        })
+        .map(|kb| kb * 1024)
+        .unwrap_or(0);
+    let os = std::fs::read_to_string("/proc/sys/kernel/osrelease")
+        .map(|s| format!("Linux {}", s.trim()))
+        .unwrap_or_else(|_| std::env::consts::OS.to_string());
+    (cpu, cores, mem, os)
+}
+
+/// Geometric mean of positive values (0 when there are none).
+pub fn geomean(v: impl IntoIterator<Item = f64>) -> f64 {
+    let (mut sum, mut n) = (0.0, 0);
+    for x in v.into_iter().filter(|x| *x > 0.0) {
+        sum += x.ln();
+        n += 1;
+    }
+    if n == 0 {
+        0.0
+    } else {
+        (sum / n as f64).exp()
+    }
+}
+
+/// Writes the JSON lines file.
+///
+/// Errors: I/O, naming the file.
+pub fn write_jsonl(path: &Path, run: &RunInfo, ingest: &[IngestStats], queries: &[QueryRecord]) -> Result<(), String> {
+    let mut s = String::new();
+    let mut line = |kind: &str, v: serde_json::Value| {
+        let mut v = v;
+        v.as_object_mut()
+            .expect("object")
+            .insert("kind".into(), serde_json::Value::String(kind.into()));
+        s.push_str(&v.to_string());
+        s.push('\n');
+    };
+    let j = |x| serde_json::to_value(x).expect("serialisable");
+    line("run", j(run));
+    for i in ingest {
+        line("ingest", serde_json::to_value(i).expect("serialisable"));
+    }
+    for q in queries {
+        line("query", serde_json::to_value(q).expect("serialisable"));
+    }
+    std::fs::write(path, s).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+fn ms(v: f64) -> String {
+    if v >= 100.0 {
+        format!("{v:.0}")
+    } else if v >= 10.0 {
+        format!("{v:.1}")
+    } else {
+        format!("{v:.2}")
+    }
+}
+
+fn mib(b: u64) -> String {
+    format!("{:.1}", b as f64 / (1024.0 * 1024.0))
+}
+
+fn reads(r: &Requests) -> String {
+    format!("{}/{}/{}/{}", r.get, r.ranged_get, r.head, r.list)
+}
+
+/// Renders the Markdown summary.
+pub fn markdown(run: &RunInfo, ingest: &[IngestStats], queries: &[QueryRecord]) -> String {
+    let mut s = String::new();
+    let storage = match run.target.as_str() {
+        "s3" => "an S3 bucket on a local S3-compatible server (moto)".to_string(),
+        _ => "local disk".to_string(),
+    };
+    let latency = if run.latency.is_some() {
+        let bw = run
+            .latency
+            .bandwidth
+            .map(|b| format!(", {} MiB/s per response", mib(b)))
+            .unwrap_or_default();
+        format!(" with {} ms per request{bw}", run.latency.delay_ms)
+    } else {
+        String::new()
+    };
+    let _ = writeln!(s, "# {} suite on {}{}\n", run.suite, run.target, latency);
+    let _ = writeln!(s, "- command: `{}`", run.command);
+    let _ = writeln!(
+        s,
+        "- started: {}; commit {}; {} build",
+        run.started, run.commit, run.build
+    );
+    let _ = writeln!(
+        s,
+        "- machine: {}, {} cores, {:.0} GiB memory, {}",
+        run.cpu,
+        run.cores,
+        run.memory_bytes as f64 / (1u64 << 30) as f64,
+        run.os
+    );
+    let rows: Vec<String> = run.dataset_rows.iter().map(|(t, n)| format!("{t} {n} rows")).collect();
+    let _ = writeln!(s, "- data: `{}` ({})", run.dataset, rows.join(", "));
+    let _ = writeln!(s, "- storage: {storage}{latency}");
+    let _ = writeln!(
+        s,
+        "- each query: first run in a fresh process, then best of {} warm runs; DuckDB {} on the same Parquet files \
+         (first run in a fresh connection, best of {} warm); ratio = Varve best / DuckDB best",
+        run.runs, run.duckdb, run.runs
+    );
+    let _ = writeln!(s, "\n## Ingest ({} rows per commit)\n", run.commit_rows);
+    let _ = writeln!(
+        s,
+        "| table | rows | commits | rows/s | commit p50 ms | commit p99 ms | files | MiB | PUT | GET/ranged/HEAD/LIST | peak RSS MiB |"
+    );
+    let _ = writeln!(s, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+    for i in ingest {
+        let _ = writeln!(
+            s,
+            "| {} | {} | {} | {:.0} | {} | {} | {} | {} | {} | {} | {} |",
+            i.table,
+            i.rows,
+            i.commits,
+            i.rows_per_s,
+            ms(i.commit_p50_ms),
+            ms(i.commit_p99_ms),
+            i.files,
+            mib(i.bytes),
+            i.requests.put,
+            reads(&i.requests),
+            mib(i.peak_rss_bytes)
+        );
+    }
+    let _ = writeln!(s, "\n## Queries\n");
+    let _ = writeln!(
+        s,
+        "| query | rows | first ms | best ms | DuckDB first ms | DuckDB best ms | ratio | peak RSS MiB | requests first (GET/ranged/HEAD/LIST) | requests warm | check |"
+    );
+    let _ = writeln!(s, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|");
+    for q in queries {
+        let (rows, first, best, rss, rf, rw) = match &q.varve {
+            Some(p) => (
+                p.rows.to_string(),
+                ms(p.first_ms),
+                ms(p.best_ms),
+                mib(p.peak_rss_bytes),
+                reads(&p.requests_first),
+                reads(&p.requests_warm),
+            ),
+            None => Default::default(),
+        };
+        let o = |v: Option<f64>| v.map(ms).unwrap_or_default();
+        let _ = writeln!(
+            s,
+            "| {} | {rows} | {first} | {best} | {} | {} | {} | {rss} | {rf} | {rw} | {} |",
+            q.name,
+            o(q.duckdb_first_ms),
+            o(q.duckdb_best_ms),
+            q.ratio.map(|r| format!("{r:.2}")).unwrap_or_default(),
+            q.check.replace('|', "/")
+        );
+    }
+    let ok: Vec<&QueryRecord> = queries.iter().filter(|q| q.ok()).collect();
+    if !ok.is_empty() {
+        let g = |f: &dyn Fn(&QueryRecord) -> Option<f64>| geomean(ok.iter().filter_map(|q| f(q)));
+        let _ = writeln!(
+            s,
+            "| **geomean** | | {} | {} | {} | {} | {:.2} | | | | {}/{} match |",
+            ms(g(&|q| q.varve.as_ref().map(|p| p.first_ms))),
+            ms(g(&|q| q.varve.as_ref().map(|p| p.best_ms))),
+            ms(g(&|q| q.duckdb_first_ms)),
+            ms(g(&|q| q.duckdb_best_ms)),
+            g(&|q| q.ratio),
+            ok.len(),
+            queries.len()
+        );
+    }
+    s
+}

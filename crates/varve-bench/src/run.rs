@@ -1,0 +1,351 @@
+//! The runner: one suite end to end. Generate (or reuse) the dataset, load it into a fresh lake
+//! on the chosen storage, run each query in a fresh process (first run, then warm runs) and in
+//! DuckDB on the same Parquet files, check the answers agree, and write the results.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::Arc;
+
+use indicatif::{ProgressBar, ProgressStyle};
+use varve::Lake;
+
+use crate::compare::Rows;
+use crate::gen::{self, DatasetInfo, GenSpec};
+use crate::probe::{read_result, Probe};
+use crate::reference::{self, DuckDb};
+use crate::report::{self, QueryRecord, RunInfo};
+use crate::store::{instrument, Counters, Latency};
+use crate::suites::Suite;
+
+/// Where the lake of a run lives.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Target {
+    /// A new directory under the data directory.
+    Local,
+    /// A bucket on a local S3-compatible server (moto), started for the run.
+    S3,
+}
+
+impl Target {
+    fn name(self) -> &'static str {
+        match self {
+            Target::Local => "local",
+            Target::S3 => "s3",
+        }
+    }
+}
+
+/// Everything a run needs.
+#[derive(Debug, Clone)]
+pub struct RunOptions {
+    /// The suite.
+    pub suite: Suite,
+    /// The data to generate or reuse.
+    pub spec: GenSpec,
+    /// Where datasets (and local lakes, while a run lasts) are kept.
+    pub data_dir: PathBuf,
+    /// Storage target.
+    pub target: Target,
+    /// Injected latency (S3 only).
+    pub latency: Latency,
+    /// Warm runs per query.
+    pub runs: u32,
+    /// Rows per commit when loading.
+    pub commit_rows: usize,
+    /// Only these queries (all when empty).
+    pub only: Vec<String>,
+    /// Where results go.
+    pub results_dir: PathBuf,
+    /// Keep the local lake after the run.
+    pub keep_lake: bool,
+    /// The command line, recorded with the results.
+    pub command: String,
+}
+
+/// What a run produced.
+#[derive(Debug)]
+pub struct RunOutcome {
+    /// The JSON lines file.
+    pub jsonl: PathBuf,
+    /// The Markdown summary.
+    pub markdown: PathBuf,
+    /// Queries whose answers did not match DuckDB's or that failed.
+    pub failures: Vec<String>,
+}
+
+fn bar(len: u64, what: &str) -> ProgressBar {
+    let b = ProgressBar::new(len);
+    b.set_style(
+        ProgressStyle::with_template("{msg:24} [{bar:30}] {percent:>3}% {elapsed_precise}")
+            .expect("template")
+            .progress_chars("=> "),
+    );
+    b.set_message(what.to_string());
+    b
+}
+
+/// Returns the dataset for `spec` under `data_dir`, generating it when it is not there.
+///
+/// Errors: generation fails (I/O, an invalid spec).
+pub fn ensure_dataset(spec: &GenSpec, data_dir: &Path) -> Result<(PathBuf, DatasetInfo), String> {
+    let dir = data_dir.join(spec.dir_name());
+    if let Some(info) = DatasetInfo::read(&dir) {
+        if info.spec == *spec {
+            eprintln!("data: reusing {}", dir.display());
+            return Ok((dir, info));
+        }
+    }
+    eprintln!("data: generating {}", dir.display());
+    let b = bar(1000, &format!("generate {}", spec.dataset.name()));
+    let info = gen::generate(spec, &dir, &|f| b.set_position((f * 1000.0) as u64))?;
+    b.finish_and_clear();
+    Ok((dir, info))
+}
+
+fn moto_available() -> Result<(), String> {
+    let p = std::env::var("VARVE_MOTO_SERVER")
+        .map(PathBuf::from)
+        .unwrap_or_else(|_| {
+            let venv = std::env::var("VARVE_VENV").map(PathBuf::from).unwrap_or_else(|_| {
+                Path::new(&std::env::var("HOME").unwrap_or_else(|_| "/root".into())).join(".cache/varve-venv")
+            });
+            venv.join("bin/moto_server")
+        });
+    if p.exists() {
+        Ok(())
+    } else {
+        Err(format!(
+            "--target s3 runs a local S3-compatible server (moto): {} is missing; run scripts/setup-python",
+            p.display()
+        ))
+    }
+}
+
+/// A lake for the run, and what keeps it alive.
+enum LakeHome {
+    Local(Option<tempfile::TempDir>, PathBuf),
+    /// The server, stopped when this is dropped.
+    S3 {
+        _server: varve_testkit::S3Server,
+    },
+}
+
+/// Runs one suite.
+///
+/// Errors: setup failures (data, storage, DuckDB) stop the run; a query that fails or disagrees
+/// with DuckDB is recorded and listed in [`RunOutcome::failures`].
+pub fn run(opts: &RunOptions) -> Result<RunOutcome, String> {
+    if opts.latency.is_some() && opts.target == Target::Local {
+        return Err("--delay and --bandwidth apply to --target s3 (a local lake reads files directly)".into());
+    }
+    let python = reference::python()?;
+    if opts.target == Target::S3 {
+        moto_available()?;
+    }
+    std::fs::create_dir_all(&opts.data_dir).map_err(|e| format!("{}: {e}", opts.data_dir.display()))?;
+    std::fs::create_dir_all(&opts.results_dir).map_err(|e| format!("{}: {e}", opts.results_dir.display()))?;
+    let mut queries = opts.suite.queries(&opts.spec);
+    if !opts.only.is_empty() {
+        for q in &opts.only {
+            if !queries.iter().any(|x| &x.name == q) {
+                let names: Vec<&str> = queries.iter().map(|x| x.name.as_str()).collect();
+                return Err(format!(
+                    "no query {q:?} in the {} suite (it has {})",
+                    opts.suite.name(),
+                    names.join(", ")
+                ));
+            }
+        }
+        queries.retain(|q| opts.only.contains(&q.name));
+    }
+    let (data, info) = ensure_dataset(&opts.spec, &opts.data_dir)?;
+    let started = chrono::Utc::now();
+
+    let (home, url, options) = match opts.target {
+        Target::Local => {
+            let d = tempfile::Builder::new()
+                .prefix("lake-")
+                .tempdir_in(&opts.data_dir)
+                .map_err(|e| format!("{}: {e}", opts.data_dir.display()))?;
+            let path = d.path().to_path_buf();
+            let keep = if opts.keep_lake {
+                let _ = d.keep();
+                None
+            } else {
+                Some(d)
+            };
+            (
+                LakeHome::Local(keep, path.clone()),
+                path.display().to_string(),
+                HashMap::new(),
+            )
+        }
+        Target::S3 => {
+            let server = varve_testkit::S3Server::start();
+            server.create_bucket("bench");
+            let options = server.options();
+            (LakeHome::S3 { _server: server }, "s3://bench/lake".to_string(), options)
+        }
+    };
+    eprintln!("lake: {url}");
+
+    let rt = tokio::runtime::Runtime::new().map_err(|e| e.to_string())?;
+    let counters = Arc::new(Counters::default());
+    let c = counters.clone();
+    let latency = opts.latency;
+    let lake =
+        Lake::open_with_store_layer(&url, &options, move |s| instrument(s, latency, c)).map_err(|e| e.to_string())?;
+    let total: u64 = info.rows();
+    let b = bar(total, "load");
+    let done = std::sync::Mutex::new(HashMap::<String, u64>::new());
+    let ingest = rt.block_on(crate::ingest::ingest(
+        &lake,
+        &counters,
+        opts.suite,
+        &info,
+        &data,
+        opts.commit_rows,
+        &|table, rows| {
+            let mut d = done.lock().expect("lock");
+            d.insert(table.to_string(), rows);
+            b.set_position(d.values().sum());
+        },
+    ))?;
+    b.finish_and_clear();
+    for i in &ingest {
+        eprintln!(
+            "load {}: {} rows in {} commits, {:.0} rows/s, commit p50 {:.0} ms p99 {:.0} ms, {} files",
+            i.table, i.rows, i.commits, i.rows_per_s, i.commit_p50_ms, i.commit_p99_ms, i.files
+        );
+    }
+    drop(lake);
+
+    let work = tempfile::tempdir().map_err(|e| e.to_string())?;
+    let mut duck = DuckDb::start(&python, &data, opts.suite.namespace(), work.path())?;
+    let exe = std::env::current_exe().map_err(|e| e.to_string())?;
+    let mut records = vec![];
+    for q in &queries {
+        let ours = work.path().join(format!("{}.varve.parquet", q.name));
+        let theirs = work.path().join(format!("{}.duckdb.parquet", q.name));
+        let mut cmd = Command::new(&exe);
+        cmd.args([
+            "probe",
+            "--lake",
+            &url,
+            "--runs",
+            &opts.runs.to_string(),
+            "--sql",
+            &q.sql,
+        ])
+        .arg("--out")
+        .arg(&ours)
+        .args(["--delay-ms", &opts.latency.delay_ms.to_string()]);
+        if let Some(bw) = opts.latency.bandwidth {
+            cmd.args(["--bandwidth", &bw.to_string()]);
+        }
+        for (k, v) in &options {
+            cmd.args(["-o", &format!("{k}={v}")]);
+        }
+        let varve: Result<Probe, String> = match cmd.output() {
+            Ok(out) if out.status.success() => serde_json::from_slice(&out.stdout).map_err(|e| e.to_string()),
+            Ok(out) => Err(String::from_utf8_lossy(&out.stderr).trim().to_string()),
+            Err(e) => Err(e.to_string()),
+        };
+        let duck_answer = duck.run(&q.sql, opts.runs, &theirs);
+        let check = match (&varve, &duck_answer) {
+            (Err(e), _) => format!("varve error: {e}"),
+            (_, Err(e)) => format!("duckdb error: {e}"),
+            (Ok(_), Ok(_)) => {
+                let a = read_result(&ours).and_then(|b| Rows::from_batches(&b));
+                let d = read_result(&theirs).and_then(|b| Rows::from_batches(&b));
+                match (a, d) {
+                    (Ok(a), Ok(d)) => match a.diff(&d) {
+                        None => "match".to_string(),
+                        Some(diff) => format!("mismatch: {diff} (Varve vs DuckDB)"),
+                    },
+                    (Err(e), _) | (_, Err(e)) => format!("compare error: {e}"),
+                }
+            }
+        };
+        let (df, db) = match &duck_answer {
+            Ok(a) => (Some(a.first_ms), Some(a.best_ms)),
+            Err(_) => (None, None),
+        };
+        let varve = varve.ok();
+        let ratio = match (&varve, db) {
+            (Some(p), Some(d)) if d > 0.0 => Some(p.best_ms / d),
+            _ => None,
+        };
+        let rec = QueryRecord {
+            name: q.name.clone(),
+            sql: q.sql.clone(),
+            varve,
+            duckdb_first_ms: df,
+            duckdb_best_ms: db,
+            ratio,
+            check,
+        };
+        match &rec.varve {
+            Some(p) => eprintln!(
+                "{:36} {:>8} rows  first {:>9.2} ms  best {:>9.2} ms  duckdb {:>9.2} ms  {}",
+                rec.name,
+                p.rows,
+                p.first_ms,
+                p.best_ms,
+                rec.duckdb_best_ms.unwrap_or(f64::NAN),
+                rec.check
+            ),
+            None => eprintln!("{:36} {}", rec.name, rec.check),
+        }
+        records.push(rec);
+    }
+
+    let (cpu, cores, memory_bytes, os) = report::machine();
+    let info_rec = RunInfo {
+        started: started.to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
+        command: opts.command.clone(),
+        commit: report::commit(),
+        build: if cfg!(debug_assertions) { "debug" } else { "release" }.into(),
+        cpu,
+        cores,
+        memory_bytes,
+        os,
+        suite: opts.suite.name().into(),
+        target: opts.target.name().into(),
+        latency: opts.latency,
+        dataset: opts.spec.dir_name(),
+        dataset_rows: info.tables.iter().map(|t| (t.name.clone(), t.rows)).collect(),
+        runs: opts.runs,
+        commit_rows: opts.commit_rows,
+        duckdb: duck.version.clone(),
+    };
+    let mut stem = format!(
+        "{}-{}-{}",
+        started.format("%Y%m%dT%H%M%SZ"),
+        opts.suite.name(),
+        opts.target.name()
+    );
+    if opts.latency.is_some() {
+        stem.push_str(&format!("-{}ms", opts.latency.delay_ms));
+    }
+    stem.push_str(&format!("-s{}", opts.spec.scale));
+    let jsonl = opts.results_dir.join(format!("{stem}.jsonl"));
+    let markdown = opts.results_dir.join(format!("{stem}.md"));
+    report::write_jsonl(&jsonl, &info_rec, &ingest, &records)?;
+    let md = report::markdown(&info_rec, &ingest, &records);
+    std::fs::write(&markdown, &md).map_err(|e| format!("{}: {e}", markdown.display()))?;
+    if let LakeHome::Local(None, path) = &home {
+        eprintln!("lake kept at {}", path.display());
+    }
+    drop(home);
+    Ok(RunOutcome {
+        jsonl,
+        markdown,
+        failures: records
+            .iter()
+            .filter(|r| !r.ok())
+            .map(|r| format!("{}: {}", r.name, r.check))
+            .collect(),
+    })
+}

@@ -1,0 +1,129 @@
+//! Query suites: the questions asked of each dataset, in one SQL text that both Varve and DuckDB
+//! answer (tables are `<suite>.<table>` in both). Random parameters (which fleet, truck, host or
+//! window) come from the run's seed and the query's name, so two runs ask the same questions.
+
+pub mod basic;
+pub mod devops;
+pub mod iot;
+
+use rand::Rng;
+use rand_chacha::ChaCha8Rng;
+use serde::{Deserialize, Serialize};
+
+use crate::gen::{stream, Dataset, GenSpec};
+
+/// A suite of queries over one dataset.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum Suite {
+    /// TSBS IoT queries over trucks' readings and diagnostics.
+    Iot,
+    /// TSBS DevOps queries over hosts' cpu.
+    Devops,
+    /// Basic time-series queries over a trades tape.
+    Basic,
+}
+
+impl Suite {
+    /// The suite's name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Suite::Iot => "iot",
+            Suite::Devops => "devops",
+            Suite::Basic => "basic",
+        }
+    }
+
+    /// The dataset it queries.
+    pub fn dataset(self) -> Dataset {
+        match self {
+            Suite::Iot => Dataset::Iot,
+            Suite::Devops => Dataset::Devops,
+            Suite::Basic => Dataset::Trades,
+        }
+    }
+
+    /// The SQL namespace its tables live in.
+    pub fn namespace(self) -> &'static str {
+        self.name()
+    }
+
+    /// The suite's queries for a dataset generated from `spec`.
+    pub fn queries(self, spec: &GenSpec) -> Vec<Query> {
+        match self {
+            Suite::Iot => iot::queries(spec),
+            Suite::Devops => devops::queries(spec),
+            Suite::Basic => basic::queries(spec),
+        }
+    }
+}
+
+/// One query of a suite.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Query {
+    /// Its name, e.g. `last-loc` (TSBS names where TSBS has the query).
+    pub name: String,
+    /// What it asks.
+    pub description: String,
+    /// The SQL, with its parameters filled in.
+    pub sql: String,
+}
+
+impl Query {
+    pub(crate) fn new(name: &str, description: &str, sql: String) -> Query {
+        Query {
+            name: name.to_string(),
+            description: description.to_string(),
+            sql,
+        }
+    }
+}
+
+/// The random stream for one query's parameters.
+pub(crate) fn params(spec: &GenSpec, query: &str) -> ChaCha8Rng {
+    stream(spec.seed, &format!("query.{query}"), 0)
+}
+
+/// A window of `len_us` inside the dataset's period, starting on a whole minute; the whole
+/// period when it is shorter. Returns SQL literals for (start, end).
+pub(crate) fn window(rng: &mut ChaCha8Rng, spec: &GenSpec, len_us: i64) -> (String, String) {
+    let (a, b) = window_us(rng, spec, len_us);
+    (ts_literal(a), ts_literal(b))
+}
+
+pub(crate) fn window_us(rng: &mut ChaCha8Rng, spec: &GenSpec, len_us: i64) -> (i64, i64) {
+    if spec.duration_us <= len_us {
+        return (spec.start_us, spec.start_us + spec.duration_us);
+    }
+    let minutes = (spec.duration_us - len_us) / 60_000_000;
+    let a = spec.start_us + rng.random_range(0..=minutes) * 60_000_000;
+    (a, a + len_us)
+}
+
+/// A time as a SQL string literal both engines read as a UTC timestamp.
+pub(crate) fn ts_literal(us: i64) -> String {
+    let t = chrono::DateTime::from_timestamp_micros(us).expect("time in range");
+    format!("'{}'", t.format("%Y-%m-%dT%H:%M:%SZ"))
+}
+
+/// `n` distinct indexes below `of`, sorted (all of them when `n >= of`).
+pub(crate) fn distinct(rng: &mut ChaCha8Rng, n: usize, of: u32) -> Vec<u32> {
+    let mut all: Vec<u32> = (0..of).collect();
+    let n = n.min(of as usize);
+    for i in 0..n {
+        let j = rng.random_range(i..all.len());
+        all.swap(i, j);
+    }
+    let mut v = all[..n].to_vec();
+    v.sort_unstable();
+    v
+}
+
+/// A SQL `IN` list of string literals.
+pub(crate) fn in_list(values: impl IntoIterator<Item = String>) -> String {
+    values
+        .into_iter()
+        .map(|v| format!("'{v}'"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
