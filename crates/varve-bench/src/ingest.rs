@@ -109,13 +109,19 @@ pub async fn ingest(
                 created = true;
             }
             for batch in reader {
-                let batch = batch.map_err(|e| format!("{}: {e}", path.display()))?;
-                pending_rows += batch.num_rows();
-                pending.push(batch);
-                if pending_rows >= commit_rows {
+                let mut batch = batch.map_err(|e| format!("{}: {e}", path.display()))?;
+                // Commits hold exactly `commit_rows` rows (the last one fewer).
+                while pending_rows + batch.num_rows() >= commit_rows {
+                    let take = commit_rows - pending_rows;
+                    pending.push(batch.slice(0, take));
+                    batch = batch.slice(take, batch.num_rows() - take);
                     commit(lake, &name, &mut pending, &mut stats, &mut latencies).await?;
                     pending_rows = 0;
                     progress(&name, stats.rows);
+                }
+                if batch.num_rows() > 0 {
+                    pending_rows += batch.num_rows();
+                    pending.push(batch);
                 }
             }
         }

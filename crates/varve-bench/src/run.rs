@@ -122,6 +122,20 @@ fn moto_available() -> Result<(), String> {
     }
 }
 
+/// Compares Varve's result (`ours`) with DuckDB's (`theirs`), both Parquet files: `match`, or
+/// `mismatch: <what differs first> (Varve vs DuckDB)`, or `compare error: ...`.
+pub fn check(ours: &Path, theirs: &Path) -> String {
+    let a = read_result(ours).and_then(|b| Rows::from_batches(&b));
+    let d = read_result(theirs).and_then(|b| Rows::from_batches(&b));
+    match (a, d) {
+        (Ok(a), Ok(d)) => match a.diff(&d) {
+            None => "match".to_string(),
+            Some(diff) => format!("mismatch: {diff} (Varve vs DuckDB)"),
+        },
+        (Err(e), _) | (_, Err(e)) => format!("compare error: {e}"),
+    }
+}
+
 /// A lake for the run, and what keeps it alive.
 enum LakeHome {
     Local(Option<tempfile::TempDir>, PathBuf),
@@ -143,8 +157,6 @@ pub fn run(opts: &RunOptions) -> Result<RunOutcome, String> {
     if opts.target == Target::S3 {
         moto_available()?;
     }
-    std::fs::create_dir_all(&opts.data_dir).map_err(|e| format!("{}: {e}", opts.data_dir.display()))?;
-    std::fs::create_dir_all(&opts.results_dir).map_err(|e| format!("{}: {e}", opts.results_dir.display()))?;
     let mut queries = opts.suite.queries(&opts.spec);
     if !opts.only.is_empty() {
         for q in &opts.only {
@@ -159,6 +171,8 @@ pub fn run(opts: &RunOptions) -> Result<RunOutcome, String> {
         }
         queries.retain(|q| opts.only.contains(&q.name));
     }
+    std::fs::create_dir_all(&opts.data_dir).map_err(|e| format!("{}: {e}", opts.data_dir.display()))?;
+    std::fs::create_dir_all(&opts.results_dir).map_err(|e| format!("{}: {e}", opts.results_dir.display()))?;
     let (data, info) = ensure_dataset(&opts.spec, &opts.data_dir)?;
     let started = chrono::Utc::now();
 
@@ -256,17 +270,7 @@ pub fn run(opts: &RunOptions) -> Result<RunOutcome, String> {
         let check = match (&varve, &duck_answer) {
             (Err(e), _) => format!("varve error: {e}"),
             (_, Err(e)) => format!("duckdb error: {e}"),
-            (Ok(_), Ok(_)) => {
-                let a = read_result(&ours).and_then(|b| Rows::from_batches(&b));
-                let d = read_result(&theirs).and_then(|b| Rows::from_batches(&b));
-                match (a, d) {
-                    (Ok(a), Ok(d)) => match a.diff(&d) {
-                        None => "match".to_string(),
-                        Some(diff) => format!("mismatch: {diff} (Varve vs DuckDB)"),
-                    },
-                    (Err(e), _) | (_, Err(e)) => format!("compare error: {e}"),
-                }
-            }
+            (Ok(_), Ok(_)) => check(&ours, &theirs),
         };
         let (df, db) = match &duck_answer {
             Ok(a) => (Some(a.first_ms), Some(a.best_ms)),

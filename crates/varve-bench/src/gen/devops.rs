@@ -10,7 +10,7 @@ use arrow::datatypes::{DataType, Field, Schema, SchemaRef, TimeUnit};
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;
 
-use super::{normal, pick, stream, GenSpec, GeneratedTable, TableSink, CHUNK_ROWS, TSBS_INTERVAL_US};
+use super::{chunk_rows, normal, pick, stream, GenSpec, GeneratedTable, TableSink, TSBS_INTERVAL_US};
 
 const REGIONS: &[&str] = &[
     "us-east-1",
@@ -133,18 +133,19 @@ fn batch(schema: &SchemaRef, rows: &[(i64, u32, [f64; 10])], hosts: &[Host]) -> 
 
 /// Generates `cpu` into `dir`.
 pub(super) fn generate(spec: &GenSpec, dir: &Path, progress: &dyn Fn(f64)) -> Result<Vec<GeneratedTable>, String> {
+    let chunk = chunk_rows(spec);
     let mut hosts: Vec<Host> = (0..spec.scale).map(|i| Host::new(spec.seed, i)).collect();
     let mut sink = TableSink::new(dir, "cpu", cpu_schema(), spec.format, spec.file_rows)?;
     let schema = sink.schema();
     let ticks = spec.duration_us / TSBS_INTERVAL_US;
-    let mut rows = Vec::with_capacity(CHUNK_ROWS);
+    let mut rows = Vec::with_capacity(chunk);
     for tick in 0..ticks {
         let ts = spec.start_us + tick * TSBS_INTERVAL_US;
         for (i, h) in hosts.iter_mut().enumerate() {
             h.step();
             rows.push((ts, i as u32, h.usage));
         }
-        if rows.len() >= CHUNK_ROWS {
+        if rows.len() >= chunk {
             sink.write(&batch(&schema, &rows, &hosts)?)?;
             rows.clear();
         }

@@ -16,7 +16,7 @@ use arrow::datatypes::{DataType, Field, Schema, SchemaRef, TimeUnit};
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;
 
-use super::{normal, pick, stream, Delivery, GenSpec, GeneratedTable, TableSink, CHUNK_ROWS, TSBS_INTERVAL_US};
+use super::{chunk_rows, normal, pick, stream, Delivery, GenSpec, GeneratedTable, TableSink, TSBS_INTERVAL_US};
 
 const FLEETS: &[&str] = &["East", "West", "North", "South", "Central"];
 const DRIVERS: &[&str] = &["Derek", "Rodney", "Albert", "Andy", "Seth", "Trish"];
@@ -313,12 +313,13 @@ fn diagnostics_batch(schema: &SchemaRef, rows: &[Diagnostic], trucks: &[Truck]) 
 
 /// Generates both tables into `dir`.
 pub(super) fn generate(spec: &GenSpec, dir: &Path, progress: &dyn Fn(f64)) -> Result<Vec<GeneratedTable>, String> {
+    let chunk = chunk_rows(spec);
     let mut trucks: Vec<Truck> = (0..spec.scale).map(|i| Truck::new(spec.seed, i)).collect();
     let mut readings = TableSink::new(dir, "readings", readings_schema(), spec.format, spec.file_rows)?;
     let mut diagnostics = TableSink::new(dir, "diagnostics", diagnostics_schema(), spec.format, spec.file_rows)?;
     let mut r_delivery = Delivery::new(spec, "iot.delivery.readings");
     let mut d_delivery = Delivery::new(spec, "iot.delivery.diagnostics");
-    let (mut r_out, mut d_out) = (Vec::with_capacity(CHUNK_ROWS), Vec::with_capacity(CHUNK_ROWS));
+    let (mut r_out, mut d_out) = (Vec::with_capacity(chunk), Vec::with_capacity(chunk));
     let ticks = (spec.duration_us / TSBS_INTERVAL_US) as u64;
     let (rs, ds) = (readings.schema(), diagnostics.schema());
     for tick in 0..ticks {
@@ -350,11 +351,11 @@ pub(super) fn generate(spec: &GenSpec, dir: &Path, progress: &dyn Fn(f64)) -> Re
             r_delivery.offer(tick, reading, &mut r_out);
             d_delivery.offer(tick, diag, &mut d_out);
         }
-        if r_out.len() >= CHUNK_ROWS {
+        if r_out.len() >= chunk {
             readings.write(&readings_batch(&rs, &r_out, &trucks)?)?;
             r_out.clear();
         }
-        if d_out.len() >= CHUNK_ROWS {
+        if d_out.len() >= chunk {
             diagnostics.write(&diagnostics_batch(&ds, &d_out, &trucks)?)?;
             d_out.clear();
         }

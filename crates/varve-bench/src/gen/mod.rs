@@ -27,8 +27,13 @@ pub use sink::TableSink;
 
 /// Interval between two readings of one truck or host in the TSBS use cases: 10 s, in µs.
 pub const TSBS_INTERVAL_US: i64 = 10_000_000;
-/// Rows per Arrow batch handed to a sink.
-pub(crate) const CHUNK_ROWS: usize = 65_536;
+/// Rows per Arrow batch handed to a sink, at most.
+const CHUNK_ROWS: usize = 65_536;
+
+/// Rows per Arrow batch handed to a sink: small enough for files of `file_rows` rows.
+pub(crate) fn chunk_rows(spec: &GenSpec) -> usize {
+    CHUNK_ROWS.min(spec.file_rows).max(1)
+}
 
 /// Which workload a dataset is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]

@@ -10,7 +10,7 @@ use arrow::datatypes::{DataType, Field, Schema, SchemaRef, TimeUnit};
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;
 
-use super::{normal, pick, stream, GenSpec, GeneratedTable, TableSink, CHUNK_ROWS};
+use super::{chunk_rows, normal, pick, stream, GenSpec, GeneratedTable, TableSink};
 
 const EXCHANGES: &[&str] = &["XNAS", "XNYS", "ARCX", "BATS", "IEXG"];
 /// Distinct four-letter symbols available.
@@ -104,6 +104,7 @@ fn batch(schema: &SchemaRef, rows: &[Trade], symbols: &[Symbol]) -> Result<Recor
 
 /// Generates `trades` into `dir`, one second of the tape at a time, sorted by time.
 pub(super) fn generate(spec: &GenSpec, dir: &Path, progress: &dyn Fn(f64)) -> Result<Vec<GeneratedTable>, String> {
+    let chunk = chunk_rows(spec);
     let mut symbols: Vec<Symbol> = (0..spec.scale)
         .map(|i| {
             let mut rng = stream(spec.seed, "trades.symbol", i as u64);
@@ -118,7 +119,7 @@ pub(super) fn generate(spec: &GenSpec, dir: &Path, progress: &dyn Fn(f64)) -> Re
     let mut sink = TableSink::new(dir, "trades", trades_schema(), spec.format, spec.file_rows)?;
     let schema = sink.schema();
     let seconds = spec.duration_us / 1_000_000;
-    let mut rows: Vec<Trade> = Vec::with_capacity(CHUNK_ROWS);
+    let mut rows: Vec<Trade> = Vec::with_capacity(chunk);
     let mut second_rows: Vec<Trade> = vec![];
     for s in 0..seconds {
         let base = spec.start_us + s * 1_000_000;
@@ -150,7 +151,7 @@ pub(super) fn generate(spec: &GenSpec, dir: &Path, progress: &dyn Fn(f64)) -> Re
         }
         second_rows.sort_by_key(|t| (t.ts, t.symbol));
         rows.append(&mut second_rows);
-        if rows.len() >= CHUNK_ROWS {
+        if rows.len() >= chunk {
             sink.write(&batch(&schema, &rows, &symbols)?)?;
             rows.clear();
         }

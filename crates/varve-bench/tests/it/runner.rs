@@ -1,0 +1,235 @@
+//! Whole runs of the `varve-bench` binary at a small scale: the CI correctness check of the
+//! suite (every answer must match DuckDB's; a run with a mismatch exits 1).
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+fn bench(dir: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_varve-bench"))
+        .args(args)
+        .arg("--data-dir")
+        .arg(dir.join("data"))
+        .arg("--results-dir")
+        .arg(dir.join("results"))
+        .output()
+        .expect("run varve-bench")
+}
+
+fn records(dir: &Path) -> Vec<Vec<Value>> {
+    let mut files: Vec<_> = std::fs::read_dir(dir.join("results"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "jsonl"))
+        .collect();
+    files.sort();
+    files
+        .iter()
+        .map(|f| {
+            std::fs::read_to_string(f)
+                .unwrap()
+                .lines()
+                .map(|l| serde_json::from_str(l).unwrap())
+                .collect()
+        })
+        .collect()
+}
+
+fn assert_success(out: &Output) {
+    assert!(
+        out.status.success(),
+        "varve-bench failed:\n{}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// Checks one run's records: a run record with machine, commit and command, ingest records,
+/// and every query matching DuckDB with timings and request counts.
+fn check_run(recs: &[Value], suite: &str, queries: usize) {
+    let run = &recs[0];
+    assert_eq!(run["kind"], "run");
+    assert_eq!(run["suite"], suite);
+    for k in ["command", "commit", "cpu", "build", "duckdb", "started"] {
+        assert!(run[k].as_str().is_some_and(|s| !s.is_empty()), "run.{k}: {run}");
+    }
+    let ingest: Vec<&Value> = recs.iter().filter(|r| r["kind"] == "ingest").collect();
+    assert!(!ingest.is_empty());
+    for i in &ingest {
+        assert!(
+            i["rows"].as_u64().unwrap() > 0 && i["rows_per_s"].as_f64().unwrap() > 0.0,
+            "{i}"
+        );
+        assert!(
+            i["requests"]["put"].as_u64().unwrap() >= 3,
+            "data file, manifest, list, metadata: {i}"
+        );
+    }
+    let q: Vec<&Value> = recs.iter().filter(|r| r["kind"] == "query").collect();
+    assert_eq!(q.len(), queries);
+    for r in q {
+        assert_eq!(r["check"], "match", "{r}");
+        let v = &r["varve"];
+        assert!(v["first_ms"].as_f64().unwrap() > 0.0 && v["best_ms"].as_f64().unwrap() > 0.0);
+        assert!(v["peak_rss_bytes"].as_u64().unwrap() > 0);
+        let first = &v["requests_first"];
+        assert!(
+            first["get"].as_u64().unwrap() >= 1,
+            "a first run reads the table's metadata: {r}"
+        );
+        assert!(r["duckdb_best_ms"].as_f64().unwrap() > 0.0 && r["ratio"].as_f64().unwrap() > 0.0);
+    }
+}
+
+#[test]
+fn iot_suite_with_late_and_missing_entries_matches_duckdb() {
+    let tmp = tempfile::tempdir().unwrap();
+    let args = [
+        "run",
+        "iot",
+        "--scale",
+        "40",
+        "--duration",
+        "3h",
+        "--out-of-order",
+        "0.05",
+        "--missing",
+        "0.01",
+        "--runs",
+        "1",
+        "--commit-rows",
+        "20000",
+    ];
+    let out = bench(tmp.path(), &args);
+    assert_success(&out);
+    let recs = records(tmp.path());
+    check_run(&recs[0], "iot", 14);
+    let ingest: Vec<&Value> = recs[0].iter().filter(|r| r["kind"] == "ingest").collect();
+    assert_eq!(ingest.len(), 2);
+    assert!(ingest[0]["commits"].as_u64().unwrap() >= 2, "{}", ingest[0]);
+    // The Markdown summary is printed and saved.
+    let md = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        md.contains("| last-loc |") && md.contains("**geomean**") && md.contains("14/14 match"),
+        "{md}"
+    );
+    // A second run reuses the generated data.
+    let out = bench(tmp.path(), &[&args[..], &["--query", "newest-10"]].concat());
+    assert_success(&out);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("data: reusing"));
+}
+
+#[test]
+fn devops_suite_matches_duckdb() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = bench(
+        tmp.path(),
+        &["run", "devops", "--scale", "10", "--duration", "13h", "--runs", "2"],
+    );
+    assert_success(&out);
+    check_run(&records(tmp.path())[0], "devops", 15);
+}
+
+#[test]
+fn basic_suite_on_trades_matches_duckdb() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = bench(
+        tmp.path(),
+        &[
+            "run",
+            "basic",
+            "--scale",
+            "60",
+            "--duration",
+            "2h",
+            "--rate",
+            "0.1",
+            "--runs",
+            "1",
+        ],
+    );
+    assert_success(&out);
+    check_run(&records(tmp.path())[0], "basic", 5);
+}
+
+#[test]
+fn s3_with_injected_delay_counts_requests() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = bench(
+        tmp.path(),
+        &[
+            "run",
+            "devops",
+            "--scale",
+            "3",
+            "--duration",
+            "1h",
+            "--runs",
+            "1",
+            "--target",
+            "s3",
+            "--delay",
+            "5ms",
+            "--bandwidth",
+            "20MiB",
+            "--query",
+            "lastpoint",
+            "--query",
+            "single-groupby-1-1-1",
+        ],
+    );
+    assert_success(&out);
+    let recs = &records(tmp.path())[0];
+    check_run(recs, "devops", 2);
+    assert_eq!(recs[0]["target"], "s3");
+    assert_eq!(recs[0]["latency"]["delay_ms"], 5.0);
+    for q in recs.iter().filter(|r| r["kind"] == "query") {
+        let total: u64 = ["get", "ranged_get", "head", "list"]
+            .iter()
+            .map(|k| q["varve"]["requests_first"][k].as_u64().unwrap())
+            .sum();
+        // Each request waited 5 ms: the first run cannot be faster than that.
+        assert!(
+            q["varve"]["first_ms"].as_f64().unwrap() >= 5.0 * total as f64 / 4.0,
+            "{q}"
+        );
+    }
+}
+
+#[test]
+fn bad_options_are_refused_before_any_work() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = bench(
+        tmp.path(),
+        &["run", "iot", "--scale", "2", "--duration", "1h", "--query", "nope"],
+    );
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("no query \"nope\" in the iot suite (it has last-loc,"),
+        "{err}"
+    );
+    let out = bench(tmp.path(), &["run", "devops", "--delay", "20ms"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--delay and --bandwidth apply to --target s3"));
+    let out = bench(tmp.path(), &["run", "devops", "--missing", "0.1"]);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--missing applies to the iot dataset only"));
+    assert!(!tmp.path().join("data").exists(), "nothing generated");
+}
+
+#[test]
+fn queries_prints_the_sql_with_parameters_from_the_seed() {
+    let run = |seed: &str| {
+        let out = Command::new(env!("CARGO_BIN_EXE_varve-bench"))
+            .args(["queries", "devops", "--scale", "50", "--seed", seed])
+            .output()
+            .unwrap();
+        assert!(out.status.success());
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let a = run("1");
+    assert_eq!(a, run("1"), "the same seed asks the same questions");
+    assert_ne!(a, run("2"));
+    assert!(a.contains("-- single-groupby-5-8-1:") && a.contains("FROM devops.cpu"));
+}
