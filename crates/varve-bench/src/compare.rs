@@ -1,15 +1,16 @@
-//! Comparing two query results as sets of rows, the way a reference check needs: values are
-//! normalised across engines (integers of any width and decimals with scale 0 as integers,
-//! floats and other decimals as f64, timestamps of any unit or zone and dates as µs since the
-//! epoch, strings), rows are sorted, and floats match within a relative 1e-6 (aggregates summed
-//! in another order differ in the last bits).
+//! Comparing two query results, the way a reference check needs: values are normalised across
+//! engines (integers of any width and decimals with scale 0 as integers, floats and other
+//! decimals as f64, timestamps of any unit or zone and dates as µs since the epoch, strings), and
+//! floats match within a relative 1e-6 (aggregates summed in another order differ in the last
+//! bits). Results are compared as sorted sets of rows, then, for a query with an outer ORDER BY,
+//! in the order given.
 
 use std::cmp::Ordering;
 use std::fmt;
 
 use arrow::array::{Array, AsArray, RecordBatch};
 use arrow::compute::cast;
-use arrow::datatypes::{DataType, Float64Type, Int64Type, TimeUnit, TimestampMicrosecondType};
+use arrow::datatypes::{DataType, Float64Type, Int64Type, Schema, TimeUnit, TimestampMicrosecondType};
 
 /// One normalised value.
 #[derive(Debug, Clone, PartialEq)]
@@ -75,10 +76,12 @@ fn order(a: &Value, b: &Value) -> Ordering {
     }
 }
 
-/// Whether two values are the same answer: equal, or numbers within a relative 1e-6.
+/// Whether two values are the same answer: equal, or floats within a relative 1e-6 (an integer
+/// and a float only when equal).
 pub fn same(a: &Value, b: &Value) -> bool {
     match (a, b) {
         (Value::Int(x), Value::Int(y)) => x == y,
+        (Value::Int(x), Value::Float(y)) | (Value::Float(y), Value::Int(x)) => *x as f64 == *y,
         _ => match (as_f64(a), as_f64(b)) {
             (Some(x), Some(y)) => {
                 (x.is_nan() && y.is_nan()) || x == y || (x - y).abs() <= 1e-6 * x.abs().max(y.abs()).max(1.0)
@@ -194,22 +197,11 @@ fn column_values(col: &dyn Array) -> Result<Vec<Value>, String> {
 }
 
 impl Rows {
-    /// Normalises batches (all with the same schema).
+    /// Normalises a result: its schema and batches, rows in the order given.
     ///
     /// Errors: a column type that has no normal form (lists, structs, binary).
-    pub fn from_batches(batches: &[RecordBatch]) -> Result<Rows, String> {
-        let Some(first) = batches.first() else {
-            return Ok(Rows {
-                columns: vec![],
-                rows: vec![],
-            });
-        };
-        let columns: Vec<String> = first
-            .schema()
-            .fields()
-            .iter()
-            .map(|f| f.name().to_lowercase())
-            .collect();
+    pub fn from_batches(schema: &Schema, batches: &[RecordBatch]) -> Result<Rows, String> {
+        let columns: Vec<String> = schema.fields().iter().map(|f| f.name().to_lowercase()).collect();
         let mut rows = vec![];
         for b in batches {
             let cols: Vec<Vec<Value>> = b
@@ -221,6 +213,12 @@ impl Rows {
                 rows.push(cols.iter().map(|c| c[i].clone()).collect());
             }
         }
+        Ok(Rows { columns, rows })
+    }
+
+    /// The same rows, sorted (as a set, for comparing answers whose order is not specified).
+    pub fn sorted(&self) -> Rows {
+        let mut rows = self.rows.clone();
         rows.sort_by(|a: &Vec<Value>, b: &Vec<Value>| {
             a.iter()
                 .zip(b)
@@ -228,25 +226,26 @@ impl Rows {
                 .find(|o| o.is_ne())
                 .unwrap_or(Ordering::Equal)
         });
-        Ok(Rows { columns, rows })
+        Rows {
+            columns: self.columns.clone(),
+            rows,
+        }
     }
 
-    /// `None` when `self` and `other` are the same answer; else what differs first.
+    /// `None` when `self` and `other` hold the same columns and rows in the same order; else
+    /// what differs first (row numbers count from 0 in this order).
     pub fn diff(&self, other: &Rows) -> Option<String> {
-        if self.rows.len() != other.rows.len() {
-            return Some(format!("{} rows vs {} rows", self.rows.len(), other.rows.len()));
-        }
-        if self.rows.is_empty() {
-            return None;
-        }
         if self.columns != other.columns {
             return Some(format!("columns {:?} vs {:?}", self.columns, other.columns));
+        }
+        if self.rows.len() != other.rows.len() {
+            return Some(format!("{} rows vs {} rows", self.rows.len(), other.rows.len()));
         }
         for (i, (a, b)) in self.rows.iter().zip(&other.rows).enumerate() {
             for (j, (x, y)) in a.iter().zip(b).enumerate() {
                 if !same(x, y) {
                     return Some(format!(
-                        "row {i} (sorted), column {}: {x} vs {y}",
+                        "row {i}, column {}: {x} vs {y}",
                         self.columns.get(j).map(String::as_str).unwrap_or("?")
                     ));
                 }
@@ -254,4 +253,18 @@ impl Rows {
         }
         None
     }
+}
+
+/// Compares two answers to one query: first as sorted sets of rows, then, when `ordered` (the
+/// query has an outer ORDER BY on unique keys), in the order given. `None` when they agree.
+pub fn compare(ours: &Rows, theirs: &Rows, ordered: bool) -> Option<String> {
+    if let Some(d) = ours.sorted().diff(&theirs.sorted()) {
+        return Some(d.replace("row ", "sorted row "));
+    }
+    if ordered {
+        if let Some(d) = ours.diff(theirs) {
+            return Some(format!("the same rows in another order: {d}"));
+        }
+    }
+    None
 }

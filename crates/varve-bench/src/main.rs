@@ -19,7 +19,7 @@ use varve_bench::suites::Suite;
              loaded into a lake, queried, timed, and checked against DuckDB on the same Parquet files",
     after_help = "Examples:\n  \
       varve-bench run iot --scale 10 --duration 2h            # a quick run on a local lake\n  \
-      varve-bench run devops --target s3 --delay 20ms         # 100 hosts x 24 h on S3 with 20 ms per request\n  \
+      varve-bench run devops --target s3 --delay 20ms          # 100 hosts x 24 h on S3 with 20 ms per request\n  \
       varve-bench gen iot --scale 1000 --duration 24h --out-of-order 0.1 --missing 0.01\n  \
       varve-bench queries iot --scale 10                       # the SQL a run asks"
 )]
@@ -53,10 +53,10 @@ enum Cmd {
         /// Where the lake lives: local disk, or a bucket on a local S3-compatible server (moto).
         #[arg(long, value_enum, default_value = "local")]
         target: Target,
-        /// Delay added to every storage request (S3 only), e.g. 20ms.
+        /// Delay added to every storage request, e.g. 20ms (with --target s3: a remote object store).
         #[arg(long, value_parser = humantime::parse_duration)]
         delay: Option<std::time::Duration>,
-        /// Bandwidth cap per response (S3 only), e.g. 50MiB (bytes per second).
+        /// Bandwidth cap per response, e.g. 50MiB (bytes per second).
         #[arg(long, value_parser = parse_bytes)]
         bandwidth: Option<u64>,
         /// Warm runs per query (after the first run).
@@ -65,6 +65,9 @@ enum Cmd {
         /// Rows per commit when loading.
         #[arg(long, default_value_t = 100_000)]
         commit_rows: usize,
+        /// Cancel a Varve query (recorded as failed) after this long.
+        #[arg(long, default_value = "10m", value_parser = humantime::parse_duration)]
+        timeout: std::time::Duration,
         /// Run only this query (repeat for more).
         #[arg(long = "query", value_name = "NAME")]
         only: Vec<String>,
@@ -99,6 +102,8 @@ enum Cmd {
         delay_ms: f64,
         #[arg(long)]
         bandwidth: Option<u64>,
+        #[arg(long, default_value = "10m", value_parser = humantime::parse_duration)]
+        timeout: std::time::Duration,
     },
 }
 
@@ -247,6 +252,7 @@ fn real_main(cli: Cli) -> Result<ExitCode, String> {
             bandwidth,
             runs,
             commit_rows,
+            timeout,
             only,
             results_dir,
             keep_lake,
@@ -264,6 +270,7 @@ fn real_main(cli: Cli) -> Result<ExitCode, String> {
                     delay_ms: delay.map(|d| d.as_secs_f64() * 1000.0).unwrap_or(0.0),
                     bandwidth,
                 },
+                timeout,
                 runs,
                 commit_rows,
                 only,
@@ -299,11 +306,14 @@ fn real_main(cli: Cli) -> Result<ExitCode, String> {
             out,
             delay_ms,
             bandwidth,
+            timeout,
         } => {
             let options: HashMap<String, String> = options.into_iter().collect();
             let rt = tokio::runtime::Runtime::new().map_err(|e| e.to_string())?;
             let latency = Latency { delay_ms, bandwidth };
-            let p = rt.block_on(varve_bench::probe::probe(&lake, &options, latency, &sql, runs, &out))?;
+            let p = rt.block_on(varve_bench::probe::probe(
+                &lake, &options, latency, &sql, runs, timeout, &out,
+            ))?;
             println!("{}", serde_json::to_string(&p).map_err(|e| e.to_string())?);
             Ok(ExitCode::SUCCESS)
         }

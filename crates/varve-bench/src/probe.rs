@@ -26,8 +26,8 @@ pub struct Probe {
     pub rows: u64,
     /// Storage requests of the first run.
     pub requests_first: Requests,
-    /// Storage requests of the last warm run.
-    pub requests_warm: Requests,
+    /// Storage requests of the last warm run (`None` without warm runs).
+    pub requests_warm: Option<Requests>,
     /// Peak resident memory of the process, bytes (`VmHWM`).
     pub peak_rss_bytes: u64,
 }
@@ -52,36 +52,43 @@ pub fn reset_peak_rss() {
     let _ = std::fs::write("/proc/self/clear_refs", "5");
 }
 
-/// Opens the lake and runs `sql` once plus `runs` warm times; writes the last result to `out`
-/// as Parquet.
+/// Opens the lake and runs `sql` once plus `runs` warm times, each within `timeout`; writes the
+/// last result to `out` as Parquet.
 ///
-/// Errors: the engine's error for the query (as text), or the result cannot be written.
+/// Errors: the engine's error for the query (as text: a timeout too), or the result cannot be
+/// written.
 pub async fn probe(
     url: &str,
     options: &HashMap<String, String>,
     latency: Latency,
     sql: &str,
     runs: u32,
+    timeout: std::time::Duration,
     out: &Path,
 ) -> Result<Probe, String> {
+    let limits = varve::QueryOptions {
+        timeout: Some(timeout),
+        ..Default::default()
+    };
     let counters = Arc::new(Counters::default());
     let c = counters.clone();
     let lake =
         Lake::open_with_store_layer(url, options, move |s| instrument(s, latency, c)).map_err(|e| e.to_string())?;
     let before = counters.snapshot();
     let t = Instant::now();
-    let mut result = lake.sql(sql).await.map_err(|e| e.to_string())?;
+    let mut result = lake.sql_with(sql, &limits).await.map_err(|e| e.to_string())?;
     let first_ms = t.elapsed().as_secs_f64() * 1000.0;
     let requests_first = counters.snapshot().since(&before);
     let mut warm_ms = vec![];
-    let mut requests_warm = requests_first;
+    let mut requests_warm = None;
     for _ in 0..runs {
         let before = counters.snapshot();
         let t = Instant::now();
-        result = lake.sql(sql).await.map_err(|e| e.to_string())?;
+        result = lake.sql_with(sql, &limits).await.map_err(|e| e.to_string())?;
         warm_ms.push(t.elapsed().as_secs_f64() * 1000.0);
-        requests_warm = counters.snapshot().since(&before);
+        requests_warm = Some(counters.snapshot().since(&before));
     }
+    let peak_rss_bytes = peak_rss_bytes();
     let file = std::fs::File::create(out).map_err(|e| format!("{}: {e}", out.display()))?;
     let mut w = parquet::arrow::ArrowWriter::try_new(file, result.schema.clone(), None).map_err(|e| e.to_string())?;
     for b in &result.batches {
@@ -90,24 +97,27 @@ pub async fn probe(
     w.close().map_err(|e| e.to_string())?;
     Ok(Probe {
         first_ms,
-        best_ms: warm_ms.iter().copied().fold(first_ms, f64::min),
+        best_ms: warm_ms.iter().copied().reduce(f64::min).unwrap_or(first_ms),
         warm_ms,
         rows: result.num_rows() as u64,
         requests_first,
         requests_warm,
-        peak_rss_bytes: peak_rss_bytes(),
+        peak_rss_bytes,
     })
 }
 
-/// Reads a result written by [`probe`] or by DuckDB.
+/// Reads a result written by [`probe`] or by DuckDB: its schema (kept even when there are no
+/// rows) and batches.
 ///
 /// Errors: the file cannot be read as Parquet.
-pub fn read_result(path: &Path) -> Result<Vec<arrow::array::RecordBatch>, String> {
+pub fn read_result(path: &Path) -> Result<(arrow::datatypes::SchemaRef, Vec<arrow::array::RecordBatch>), String> {
     let file = std::fs::File::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    let reader = parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(file)
-        .and_then(|b| b.build())
+    let builder = parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(file)
         .map_err(|e| format!("{}: {e}", path.display()))?;
-    reader
+    let schema = builder.schema().clone();
+    let reader = builder.build().map_err(|e| format!("{}: {e}", path.display()))?;
+    let batches = reader
         .collect::<Result<Vec<_>, _>>()
-        .map_err(|e| format!("{}: {e}", path.display()))
+        .map_err(|e| format!("{}: {e}", path.display()))?;
+    Ok((schema, batches))
 }

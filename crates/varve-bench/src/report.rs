@@ -221,8 +221,10 @@ pub fn markdown(run: &RunInfo, ingest: &[IngestStats], queries: &[QueryRecord]) 
     let _ = writeln!(s, "- storage: {storage}{latency}");
     let _ = writeln!(
         s,
-        "- each query: first run in a fresh process, then best of {} warm runs; DuckDB {} on the same Parquet files \
-         (first run in a fresh connection, best of {} warm); ratio = Varve best / DuckDB best",
+        "- each query: first run in a fresh process, then best of {} warm runs in it; the reference is DuckDB {} on \
+         the generated Parquet files on local disk (as generated: not partitioned or sorted like the lake), first run \
+         in a fresh connection, then best of {} warm; ratio = Varve best / DuckDB best (below 1: Varve faster); \
+         every answer is checked against DuckDB's",
         run.runs, run.duckdb, run.runs
     );
     let _ = writeln!(s, "\n## Ingest ({} rows per commit)\n", run.commit_rows);
@@ -262,7 +264,7 @@ pub fn markdown(run: &RunInfo, ingest: &[IngestStats], queries: &[QueryRecord]) 
                 ms(p.best_ms),
                 mib(p.peak_rss_bytes),
                 reads(&p.requests_first),
-                reads(&p.requests_warm),
+                p.requests_warm.as_ref().map(reads).unwrap_or_default(),
             ),
             None => Default::default(),
         };

@@ -47,8 +47,10 @@ pub struct RunOptions {
     pub data_dir: PathBuf,
     /// Storage target.
     pub target: Target,
-    /// Injected latency (S3 only).
+    /// Injected latency per storage request.
     pub latency: Latency,
+    /// Longest a query may run in Varve before it is cancelled and recorded as failed.
+    pub timeout: std::time::Duration,
     /// Warm runs per query.
     pub runs: u32,
     /// Rows per commit when loading.
@@ -122,13 +124,13 @@ fn moto_available() -> Result<(), String> {
     }
 }
 
-/// Compares Varve's result (`ours`) with DuckDB's (`theirs`), both Parquet files: `match`, or
-/// `mismatch: <what differs first> (Varve vs DuckDB)`, or `compare error: ...`.
-pub fn check(ours: &Path, theirs: &Path) -> String {
-    let a = read_result(ours).and_then(|b| Rows::from_batches(&b));
-    let d = read_result(theirs).and_then(|b| Rows::from_batches(&b));
-    match (a, d) {
-        (Ok(a), Ok(d)) => match a.diff(&d) {
+/// Compares Varve's result (`ours`) with DuckDB's (`theirs`), both Parquet files, as
+/// [`crate::compare::compare`] does: `match`, or `mismatch: <what differs first> (Varve vs
+/// DuckDB)`, or `compare error: ...`.
+pub fn check(ours: &Path, theirs: &Path, ordered: bool) -> String {
+    let read = |p: &Path| read_result(p).and_then(|(schema, b)| Rows::from_batches(&schema, &b));
+    match (read(ours), read(theirs)) {
+        (Ok(a), Ok(d)) => match crate::compare::compare(&a, &d, ordered) {
             None => "match".to_string(),
             Some(diff) => format!("mismatch: {diff} (Varve vs DuckDB)"),
         },
@@ -150,9 +152,6 @@ enum LakeHome {
 /// Errors: setup failures (data, storage, DuckDB) stop the run; a query that fails or disagrees
 /// with DuckDB is recorded and listed in [`RunOutcome::failures`].
 pub fn run(opts: &RunOptions) -> Result<RunOutcome, String> {
-    if opts.latency.is_some() && opts.target == Target::Local {
-        return Err("--delay and --bandwidth apply to --target s3 (a local lake reads files directly)".into());
-    }
     let python = reference::python()?;
     if opts.target == Target::S3 {
         moto_available()?;
@@ -270,7 +269,7 @@ pub fn run(opts: &RunOptions) -> Result<RunOutcome, String> {
         let check = match (&varve, &duck_answer) {
             (Err(e), _) => format!("varve error: {e}"),
             (_, Err(e)) => format!("duckdb error: {e}"),
-            (Ok(_), Ok(_)) => check(&ours, &theirs),
+            (Ok(_), Ok(_)) => check(&ours, &theirs, q.ordered),
         };
         let (df, db) = match &duck_answer {
             Ok(a) => (Some(a.first_ms), Some(a.best_ms)),

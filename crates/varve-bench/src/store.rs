@@ -1,9 +1,15 @@
 //! The instrumented object store: counts storage requests by kind and bytes moved, and can stand
 //! in for a remote object store by adding a delay to every request and capping each response's
-//! bandwidth (object_store's `ThrottledStore` underneath).
+//! bandwidth.
 //!
-//! Kinds: GET (a whole object), ranged GET (a byte range), HEAD, PUT (a put, or each part and the
-//! completion of a multipart upload), LIST (a listing call), DELETE (per object), COPY.
+//! Kinds: GET (a whole object), ranged GET (a byte range), HEAD, PUT (a put, the start, each part
+//! and the completion of a multipart upload), LIST (a listing call: S3 pages every 1,000 keys, so
+//! a listing of more keys is more requests there), DELETE (per object, including an aborted
+//! multipart upload; S3 batches up to 1,000), COPY, RENAME.
+//!
+//! The latency is applied here rather than with object_store's `ThrottledStore`, whose per-byte
+//! wait is whole nanoseconds per byte (a 1 GiB/s cap rounds to none) slept per stream chunk at
+//! the timer's millisecond resolution, and which cannot wrap local files.
 
 use std::fmt;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -15,10 +21,9 @@ use futures::stream::BoxStream;
 use futures::StreamExt;
 use serde::{Deserialize, Serialize};
 use varve::object_store::path::Path;
-use varve::object_store::throttle::{ThrottleConfig, ThrottledStore};
 use varve::object_store::{
     CopyOptions, GetOptions, GetResult, ListResult, MultipartUpload, ObjectMeta, ObjectStore, PutMultipartOptions,
-    PutOptions, PutPayload, PutResult, Result, UploadPart,
+    PutOptions, PutPayload, PutResult, RenameOptions, Result, UploadPart,
 };
 
 /// Request counts and bytes, as plain numbers.
@@ -38,6 +43,8 @@ pub struct Requests {
     pub delete: u64,
     /// Copies.
     pub copy: u64,
+    /// Renames.
+    pub rename: u64,
     /// Bytes returned by GETs.
     pub bytes_read: u64,
     /// Bytes sent by PUTs.
@@ -47,7 +54,7 @@ pub struct Requests {
 impl Requests {
     /// All requests.
     pub fn total(&self) -> u64 {
-        self.get + self.ranged_get + self.head + self.put + self.list + self.delete + self.copy
+        self.get + self.ranged_get + self.head + self.put + self.list + self.delete + self.copy + self.rename
     }
 
     /// Counts since `earlier`.
@@ -60,6 +67,7 @@ impl Requests {
             list: self.list - earlier.list,
             delete: self.delete - earlier.delete,
             copy: self.copy - earlier.copy,
+            rename: self.rename - earlier.rename,
             bytes_read: self.bytes_read - earlier.bytes_read,
             bytes_written: self.bytes_written - earlier.bytes_written,
         }
@@ -76,6 +84,7 @@ pub struct Counters {
     list: AtomicU64,
     delete: AtomicU64,
     copy: AtomicU64,
+    rename: AtomicU64,
     bytes_read: AtomicU64,
     bytes_written: AtomicU64,
 }
@@ -96,6 +105,7 @@ impl Counters {
             list: l(&self.list),
             delete: l(&self.delete),
             copy: l(&self.copy),
+            rename: l(&self.rename),
             bytes_read: l(&self.bytes_read),
             bytes_written: l(&self.bytes_written),
         }
@@ -118,29 +128,30 @@ impl Latency {
     }
 }
 
-/// Wraps `inner`: the throttle (when `latency` adds anything) under the counters, so every
-/// request the engine makes is counted once and delayed once.
+impl Latency {
+    /// Waits as a remote store would before answering a request.
+    async fn request(&self) {
+        if self.delay_ms > 0.0 {
+            tokio::time::sleep(Duration::from_secs_f64(self.delay_ms / 1000.0)).await;
+        }
+    }
+
+    /// Waits for `bytes` to arrive at the capped bandwidth.
+    async fn transfer(&self, bytes: u64) {
+        if let Some(bw) = self.bandwidth {
+            tokio::time::sleep(Duration::from_secs_f64(bytes as f64 / bw as f64)).await;
+        }
+    }
+}
+
+/// Wraps `inner` so every request the engine makes is counted once and, with `latency`,
+/// delayed once (and a response's bytes arrive at the capped bandwidth).
 pub fn instrument(inner: Arc<dyn ObjectStore>, latency: Latency, counters: Arc<Counters>) -> Arc<dyn ObjectStore> {
-    let inner = if latency.is_some() {
-        let d = Duration::from_secs_f64(latency.delay_ms / 1000.0);
-        let per_byte = latency
-            .bandwidth
-            .map(|b| Duration::from_secs_f64(1.0 / b as f64))
-            .unwrap_or_default();
-        let config = ThrottleConfig {
-            wait_delete_per_call: d,
-            wait_get_per_byte: per_byte,
-            wait_get_per_call: d,
-            wait_list_per_call: d,
-            wait_list_with_delimiter_per_call: d,
-            wait_put_per_call: d,
-            ..Default::default()
-        };
-        Arc::new(ThrottledStore::new(inner, config)) as Arc<dyn ObjectStore>
-    } else {
-        inner
-    };
-    Arc::new(CountingStore { inner, counters })
+    Arc::new(CountingStore {
+        inner,
+        counters,
+        latency,
+    })
 }
 
 /// An object store that counts the requests made through it.
@@ -148,6 +159,7 @@ pub fn instrument(inner: Arc<dyn ObjectStore>, latency: Latency, counters: Arc<C
 pub struct CountingStore {
     inner: Arc<dyn ObjectStore>,
     counters: Arc<Counters>,
+    latency: Latency,
 }
 
 impl fmt::Display for CountingStore {
@@ -161,15 +173,18 @@ impl ObjectStore for CountingStore {
     async fn put_opts(&self, location: &Path, payload: PutPayload, opts: PutOptions) -> Result<PutResult> {
         inc(&self.counters.put, 1);
         inc(&self.counters.bytes_written, payload.content_length() as u64);
+        self.latency.request().await;
         self.inner.put_opts(location, payload, opts).await
     }
 
     async fn put_multipart_opts(&self, location: &Path, opts: PutMultipartOptions) -> Result<Box<dyn MultipartUpload>> {
         inc(&self.counters.put, 1);
+        self.latency.request().await;
         let inner = self.inner.put_multipart_opts(location, opts).await?;
         Ok(Box::new(CountingUpload {
             inner,
             counters: self.counters.clone(),
+            latency: self.latency,
         }))
     }
 
@@ -182,9 +197,12 @@ impl ObjectStore for CountingStore {
             inc(&self.counters.get, 1);
         }
         let head = options.head;
+        self.latency.request().await;
         let r = self.inner.get_opts(location, options).await?;
         if !head {
-            inc(&self.counters.bytes_read, r.range.end - r.range.start);
+            let bytes = r.range.end - r.range.start;
+            inc(&self.counters.bytes_read, bytes);
+            self.latency.transfer(bytes).await;
         }
         Ok(r)
     }
@@ -194,10 +212,16 @@ impl ObjectStore for CountingStore {
 
     fn delete_stream(&self, locations: BoxStream<'static, Result<Path>>) -> BoxStream<'static, Result<Path>> {
         let counters = self.counters.clone();
+        let latency = self.latency;
         let counted = locations
-            .inspect(move |l| {
-                if l.is_ok() {
-                    inc(&counters.delete, 1);
+            .then(move |l| {
+                let counters = counters.clone();
+                async move {
+                    if l.is_ok() {
+                        inc(&counters.delete, 1);
+                        latency.request().await;
+                    }
+                    l
                 }
             })
             .boxed();
@@ -206,29 +230,51 @@ impl ObjectStore for CountingStore {
 
     fn list(&self, prefix: Option<&Path>) -> BoxStream<'static, Result<ObjectMeta>> {
         inc(&self.counters.list, 1);
-        self.inner.list(prefix)
+        delayed(self.latency, self.inner.list(prefix))
     }
 
     fn list_with_offset(&self, prefix: Option<&Path>, offset: &Path) -> BoxStream<'static, Result<ObjectMeta>> {
         inc(&self.counters.list, 1);
-        self.inner.list_with_offset(prefix, offset)
+        delayed(self.latency, self.inner.list_with_offset(prefix, offset))
     }
 
     async fn list_with_delimiter(&self, prefix: Option<&Path>) -> Result<ListResult> {
         inc(&self.counters.list, 1);
+        self.latency.request().await;
         self.inner.list_with_delimiter(prefix).await
     }
 
     async fn copy_opts(&self, from: &Path, to: &Path, options: CopyOptions) -> Result<()> {
         inc(&self.counters.copy, 1);
+        self.latency.request().await;
         self.inner.copy_opts(from, to, options).await
     }
+
+    async fn rename_opts(&self, from: &Path, to: &Path, options: RenameOptions) -> Result<()> {
+        inc(&self.counters.rename, 1);
+        self.latency.request().await;
+        self.inner.rename_opts(from, to, options).await
+    }
+}
+
+/// A listing that answers after the request delay.
+fn delayed(latency: Latency, s: BoxStream<'static, Result<ObjectMeta>>) -> BoxStream<'static, Result<ObjectMeta>> {
+    if latency.delay_ms <= 0.0 {
+        return s;
+    }
+    futures::stream::once(async move {
+        latency.request().await;
+        s
+    })
+    .flatten()
+    .boxed()
 }
 
 #[derive(Debug)]
 struct CountingUpload {
     inner: Box<dyn MultipartUpload>,
     counters: Arc<Counters>,
+    latency: Latency,
 }
 
 #[async_trait]
@@ -236,15 +282,23 @@ impl MultipartUpload for CountingUpload {
     fn put_part(&mut self, data: PutPayload) -> UploadPart {
         inc(&self.counters.put, 1);
         inc(&self.counters.bytes_written, data.content_length() as u64);
-        self.inner.put_part(data)
+        let part = self.inner.put_part(data);
+        let latency = self.latency;
+        Box::pin(async move {
+            latency.request().await;
+            part.await
+        })
     }
 
     async fn complete(&mut self) -> Result<PutResult> {
         inc(&self.counters.put, 1);
+        self.latency.request().await;
         self.inner.complete().await
     }
 
     async fn abort(&mut self) -> Result<()> {
+        inc(&self.counters.delete, 1);
+        self.latency.request().await;
         self.inner.abort().await
     }
 }

@@ -2,7 +2,8 @@
 //! (fuel state, load, status) every 10 s, with the TSBS truck tags on every row.
 //!
 //! Tags and their value sets follow TSBS's IoT use case (fleets East/West/North/South/Central,
-//! models F-150/G-2000/H-2, ...); a few trucks have a null driver, model or device version, and
+//! models F-150/G-2000/H-2 with their capacities, ...); a few trucks have a null driver, model or
+//! device version (their capacities stay those of their model), and
 //! a few field values are null, as in TSBS. The values follow a simple physical model so the
 //! suite's questions have non-trivial answers: trucks alternate between driving (20-110 km/h)
 //! and stops, burn fuel while driving and refuel near empty, change load at stops, and now and
@@ -20,11 +21,14 @@ use super::{chunk_rows, normal, pick, stream, Delivery, GenSpec, GeneratedTable,
 
 const FLEETS: &[&str] = &["East", "West", "North", "South", "Central"];
 const DRIVERS: &[&str] = &["Derek", "Rodney", "Albert", "Andy", "Seth", "Trish"];
-const MODELS: &[&str] = &["F-150", "G-2000", "H-2"];
+/// Truck models with their load capacity (kg), fuel capacity (l) and nominal fuel consumption
+/// (l/100 km): the capacities follow the model, as in TSBS.
+const MODELS: &[(&str, f64, f64, f64)] = &[
+    ("F-150", 2000.0, 200.0, 15.0),
+    ("G-2000", 5000.0, 300.0, 19.0),
+    ("H-2", 1500.0, 150.0, 12.0),
+];
 const DEVICE_VERSIONS: &[&str] = &["v1.0", "v1.5", "v2.0", "v2.3"];
-const LOAD_CAPACITIES: &[f64] = &[1500.0, 2000.0, 5000.0];
-const FUEL_CAPACITIES: &[f64] = &[150.0, 200.0, 300.0];
-const NOMINAL_FUEL: &[f64] = &[5.0, 10.0, 15.0, 20.0, 25.0];
 /// Share of trucks with each nullable tag missing.
 const NULL_TAG: f64 = 0.02;
 /// Share of field values that are null.
@@ -117,9 +121,8 @@ impl Truck {
         let mut t = stream(seed, "iot.truck.tags", i as u64);
         let fleet = pick(&mut t, FLEETS);
         let driver = pick(&mut t, DRIVERS);
-        let model = pick(&mut t, MODELS);
+        let (model, load_capacity, fuel_capacity, nominal) = MODELS[t.random_range(0..MODELS.len())];
         let dv = pick(&mut t, DEVICE_VERSIONS);
-        let load_capacity = LOAD_CAPACITIES[t.random_range(0..LOAD_CAPACITIES.len())];
         let driver = maybe(&mut t, driver);
         let model = maybe(&mut t, model);
         let device_version = maybe(&mut t, dv);
@@ -131,8 +134,8 @@ impl Truck {
             model,
             device_version,
             load_capacity,
-            fuel_capacity: FUEL_CAPACITIES[t.random_range(0..FUEL_CAPACITIES.len())],
-            nominal: NOMINAL_FUEL[t.random_range(0..NOMINAL_FUEL.len())],
+            fuel_capacity,
+            nominal,
             driving: rng.random::<f64>() < 0.5,
             remaining: rng.random_range(1..=360),
             broken: 0,

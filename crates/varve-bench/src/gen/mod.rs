@@ -25,6 +25,11 @@ use serde::{Deserialize, Serialize};
 
 pub use sink::TableSink;
 
+/// Default first timestamp: 2026-01-01T00:00:00Z, µs.
+pub const DEFAULT_START_US: i64 = 1_767_225_600_000_000;
+/// Default rows per generated file.
+pub const DEFAULT_FILE_ROWS: usize = 1_000_000;
+
 /// Interval between two readings of one truck or host in the TSBS use cases: 10 s, in µs.
 pub const TSBS_INTERVAL_US: i64 = 10_000_000;
 /// Rows per Arrow batch handed to a sink, at most.
@@ -124,6 +129,10 @@ impl GenSpec {
             self.duration_us / 1_000_000,
             self.seed
         );
+        if self.start_us != DEFAULT_START_US {
+            let t = chrono::DateTime::from_timestamp_micros(self.start_us).unwrap_or_default();
+            s.push_str(&format!("-from{}", t.format("%Y%m%dT%H%M%SZ")));
+        }
         if self.out_of_order > 0.0 || self.missing > 0.0 {
             s.push_str(&format!(
                 "-ooo{}-late{}s-miss{}",
@@ -134,6 +143,9 @@ impl GenSpec {
         }
         if self.dataset == Dataset::Trades {
             s.push_str(&format!("-rate{}", self.rate));
+        }
+        if self.file_rows != DEFAULT_FILE_ROWS {
+            s.push_str(&format!("-f{}", self.file_rows));
         }
         if self.format == FileFormat::Csv {
             s.push_str("-csv");
@@ -159,6 +171,9 @@ impl GenSpec {
             if v > 0.0 && self.dataset != Dataset::Iot {
                 return Err(format!("{name} applies to the iot dataset only"));
             }
+        }
+        if self.out_of_order + self.missing >= 1.0 {
+            return Err("--out-of-order and --missing together must leave some entries on time".into());
         }
         if self.out_of_order > 0.0 && self.max_lateness_us < TSBS_INTERVAL_US {
             return Err("--max-lateness must be at least 10s".into());
@@ -302,7 +317,9 @@ impl<T> Delivery<T> {
         }
     }
 
-    /// Offers an entry generated at `tick`: pushed to `out` now, held for later, or dropped.
+    /// Offers an entry generated at `tick`: pushed to `out` now, held for later, or dropped. A
+    /// held entry comes out after the entries of 1 to `max_lateness` later ticks (so it is late
+    /// by up to `max_lateness`, and always after at least one newer entry).
     pub(crate) fn offer(&mut self, tick: u64, entry: T, out: &mut Vec<T>) {
         if self.missing == 0.0 && self.out_of_order == 0.0 {
             out.push(entry);
@@ -313,7 +330,9 @@ impl<T> Delivery<T> {
             return;
         }
         if r < self.missing + self.out_of_order {
-            let delay = self.rng.random_range(1..=self.max_lateness_ticks);
+            // Released at the start of tick + delay, before that tick's entries: delay 2 puts it
+            // after one newer tick.
+            let delay = self.rng.random_range(2..=self.max_lateness_ticks + 1);
             self.held.entry(tick + delay).or_default().push(entry);
         } else {
             out.push(entry);

@@ -67,14 +67,21 @@ pub struct Query {
     pub description: String,
     /// The SQL, with its parameters filled in.
     pub sql: String,
+    /// Whether the SQL ends with an ORDER BY on unique keys, so the order of the answer is
+    /// checked too.
+    pub ordered: bool,
 }
 
 impl Query {
     pub(crate) fn new(name: &str, description: &str, sql: String) -> Query {
+        // The outer ORDER BY is the last one, with no closing parenthesis after it (an ORDER BY
+        // inside OVER (...) or a subquery has one).
+        let ordered = sql.rfind("ORDER BY").is_some_and(|i| !sql[i..].contains(')'));
         Query {
             name: name.to_string(),
             description: description.to_string(),
             sql,
+            ordered,
         }
     }
 }
@@ -84,8 +91,9 @@ pub(crate) fn params(spec: &GenSpec, query: &str) -> ChaCha8Rng {
     stream(spec.seed, &format!("query.{query}"), 0)
 }
 
-/// A window of `len_us` inside the dataset's period, starting on a whole minute; the whole
-/// period when it is shorter. Returns SQL literals for (start, end).
+/// A window of `len_us` inside the dataset's period, starting on a whole 10 minutes (so windows
+/// hold whole 10-minute buckets); the whole period when it is shorter. Returns SQL literals for
+/// (start, end).
 pub(crate) fn window(rng: &mut ChaCha8Rng, spec: &GenSpec, len_us: i64) -> (String, String) {
     let (a, b) = window_us(rng, spec, len_us);
     (ts_literal(a), ts_literal(b))
@@ -95,8 +103,9 @@ pub(crate) fn window_us(rng: &mut ChaCha8Rng, spec: &GenSpec, len_us: i64) -> (i
     if spec.duration_us <= len_us {
         return (spec.start_us, spec.start_us + spec.duration_us);
     }
-    let minutes = (spec.duration_us - len_us) / 60_000_000;
-    let a = spec.start_us + rng.random_range(0..=minutes) * 60_000_000;
+    const STEP: i64 = 600_000_000;
+    let steps = (spec.duration_us - len_us) / STEP;
+    let a = spec.start_us + rng.random_range(0..=steps) * STEP;
     (a, a + len_us)
 }
 

@@ -5,7 +5,7 @@ use arrow::array::{
     TimestampNanosecondArray,
 };
 use arrow::datatypes::{Field, Schema};
-use varve_bench::compare::Rows;
+use varve_bench::compare::{compare, Rows};
 
 fn batch(cols: Vec<(&str, ArrayRef)>) -> RecordBatch {
     let fields: Vec<Field> = cols
@@ -20,7 +20,11 @@ fn batch(cols: Vec<(&str, ArrayRef)>) -> RecordBatch {
 }
 
 fn rows(b: RecordBatch) -> Rows {
-    Rows::from_batches(&[b]).unwrap()
+    Rows::from_batches(&b.schema(), &[b]).unwrap()
+}
+
+fn same(a: RecordBatch, b: RecordBatch, ordered: bool) -> Option<String> {
+    compare(&rows(a), &rows(b), ordered)
 }
 
 #[test]
@@ -52,7 +56,7 @@ fn the_same_answer_in_other_types_and_order_matches() {
             Arc::new(TimestampNanosecondArray::from(vec![2_000_000_000, 1_000_000_000])),
         ),
     ]);
-    assert_eq!(rows(ours).diff(&rows(theirs)), None);
+    assert_eq!(same(ours, theirs, false), None);
 }
 
 #[test]
@@ -67,26 +71,48 @@ fn a_wrong_value_a_missing_row_or_a_null_is_a_mismatch() {
         ("k", Arc::new(StringArray::from(vec!["a", "b"])) as ArrayRef),
         ("v", Arc::new(Float64Array::from(vec![Some(1.0), Some(2.001)]))),
     ]);
-    let d = rows(base()).diff(&rows(wrong)).expect("differs");
-    assert!(d.contains("column v: 2 vs 2.001"), "{d}");
+    let d = same(base(), wrong, false).expect("differs");
+    assert!(d.contains("sorted row 1, column v: 2 vs 2.001"), "{d}");
     let short = batch(vec![
         ("k", Arc::new(StringArray::from(vec!["a"])) as ArrayRef),
         ("v", Arc::new(Float64Array::from(vec![1.0]))),
     ]);
-    assert_eq!(rows(base()).diff(&rows(short)).unwrap(), "2 rows vs 1 rows");
+    assert_eq!(same(base(), short, false).unwrap(), "2 rows vs 1 rows");
     let null = batch(vec![
         ("k", Arc::new(StringArray::from(vec!["a", "b"])) as ArrayRef),
         ("v", Arc::new(Float64Array::from(vec![Some(1.0), None]))),
     ]);
-    assert!(rows(base()).diff(&rows(null)).is_some());
+    assert!(same(base(), null, false).is_some());
     let renamed = batch(vec![
         ("key", Arc::new(StringArray::from(vec!["a", "b"])) as ArrayRef),
         ("v", Arc::new(Float64Array::from(vec![1.0, 2.0]))),
     ]);
-    assert!(rows(base()).diff(&rows(renamed)).unwrap().contains("columns"));
+    assert!(same(base(), renamed, false).unwrap().contains("columns"));
     let ints = batch(vec![("k", Arc::new(Int64Array::from(vec![1_000_000_001])) as ArrayRef)]);
     let ints2 = batch(vec![("k", Arc::new(Int64Array::from(vec![1_000_000_002])) as ArrayRef)]);
-    assert!(rows(ints).diff(&rows(ints2)).is_some(), "integers compare exactly");
+    assert!(same(ints, ints2, false).is_some(), "integers compare exactly");
+    let int = batch(vec![("k", Arc::new(Int64Array::from(vec![1_000_000])) as ArrayRef)]);
+    let float = batch(vec![("k", Arc::new(Float64Array::from(vec![1_000_000.5])) as ArrayRef)]);
+    assert!(
+        same(int, float, false).is_some(),
+        "an integer equals a float only exactly"
+    );
+}
+
+#[test]
+fn an_ordered_answer_must_come_in_order_and_empty_answers_need_the_same_columns() {
+    let asc = batch(vec![("k", Arc::new(Int64Array::from(vec![1, 2, 3])) as ArrayRef)]);
+    let desc = batch(vec![("k", Arc::new(Int64Array::from(vec![3, 2, 1])) as ArrayRef)]);
+    assert_eq!(same(asc.clone(), desc.clone(), false), None, "as sets they agree");
+    let d = same(asc, desc, true).unwrap();
+    assert!(
+        d.starts_with("the same rows in another order: row 0, column k: 1 vs 3"),
+        "{d}"
+    );
+    let empty_a = batch(vec![("k", Arc::new(Int64Array::from(Vec::<i64>::new())) as ArrayRef)]);
+    let empty_b = batch(vec![("j", Arc::new(Int64Array::from(Vec::<i64>::new())) as ArrayRef)]);
+    assert!(same(empty_a.clone(), empty_b, true).unwrap().contains("columns"));
+    assert_eq!(same(empty_a.clone(), empty_a, true), None);
 }
 
 #[test]
@@ -106,10 +132,10 @@ fn check_reads_both_result_files() {
         write("b.parquet", 1.0),
         write("c.parquet", 5.0),
     );
-    assert_eq!(varve_bench::run::check(&a, &b), "match");
+    assert_eq!(varve_bench::run::check(&a, &b, true), "match");
     assert_eq!(
-        varve_bench::run::check(&a, &c),
-        "mismatch: row 0 (sorted), column v: 1 vs 5 (Varve vs DuckDB)"
+        varve_bench::run::check(&a, &c, true),
+        "mismatch: sorted row 0, column v: 1 vs 5 (Varve vs DuckDB)"
     );
-    assert!(varve_bench::run::check(&a, &tmp.path().join("missing.parquet")).starts_with("compare error"));
+    assert!(varve_bench::run::check(&a, &tmp.path().join("missing.parquet"), false).starts_with("compare error"));
 }

@@ -28,7 +28,7 @@ fn read_table(dir: &Path, table: &str) -> Vec<RecordBatch> {
         .map(|e| e.unwrap().path())
         .collect();
     files.sort();
-    files.iter().flat_map(|f| read_result(f).unwrap()).collect()
+    files.iter().flat_map(|f| read_result(f).unwrap().1).collect()
 }
 
 /// (series, ts) of every row, in file order.

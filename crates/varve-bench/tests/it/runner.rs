@@ -210,9 +210,9 @@ fn bad_options_are_refused_before_any_work() {
         err.contains("no query \"nope\" in the iot suite (it has last-loc,"),
         "{err}"
     );
-    let out = bench(tmp.path(), &["run", "devops", "--delay", "20ms"]);
+    let out = bench(tmp.path(), &["run", "devops", "--bandwidth", "fast"]);
     assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("--delay and --bandwidth apply to --target s3"));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("is not a size like 50MiB"));
     let out = bench(tmp.path(), &["run", "devops", "--missing", "0.1"]);
     assert!(String::from_utf8_lossy(&out.stderr).contains("--missing applies to the iot dataset only"));
     assert!(!tmp.path().join("data").exists(), "nothing generated");

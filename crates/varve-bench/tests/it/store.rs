@@ -46,3 +46,23 @@ async fn injected_delay_applies_to_each_request() {
     assert!(t.elapsed() >= Duration::from_millis(120), "{:?}", t.elapsed());
     assert_eq!(counters.snapshot().total(), 3);
 }
+
+#[tokio::test]
+async fn a_bandwidth_cap_slows_large_responses() {
+    let counters = Arc::new(Counters::default());
+    let latency = Latency {
+        delay_ms: 0.0,
+        bandwidth: Some(10 * 1024 * 1024),
+    };
+    let store = instrument(Arc::new(InMemory::new()), latency, counters.clone());
+    let p = Path::from("big");
+    store
+        .put(&p, PutPayload::from(vec![0u8; 2 * 1024 * 1024]))
+        .await
+        .unwrap();
+    let t = Instant::now();
+    store.get(&p).await.unwrap().bytes().await.unwrap();
+    // 2 MiB at 10 MiB/s: at least 200 ms (a lower bound only).
+    assert!(t.elapsed() >= Duration::from_millis(200), "{:?}", t.elapsed());
+    assert_eq!(counters.snapshot().bytes_read, 2 * 1024 * 1024);
+}
