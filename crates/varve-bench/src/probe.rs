@@ -32,18 +32,20 @@ pub struct Probe {
     pub peak_rss_bytes: u64,
 }
 
+/// A `Key:   <n> kB` value from a `/proc` file, in bytes.
+pub(crate) fn proc_kib(file: &str, key: &str) -> Option<u64> {
+    std::fs::read_to_string(file).ok().and_then(|s| {
+        s.lines()
+            .find(|l| l.starts_with(key))
+            .and_then(|l| l.split_whitespace().nth(1))
+            .and_then(|kb| kb.parse::<u64>().ok())
+            .map(|kb| kb * 1024)
+    })
+}
+
 /// The process's peak resident set size in bytes, from `/proc/self/status` (0 elsewhere).
 pub fn peak_rss_bytes() -> u64 {
-    std::fs::read_to_string("/proc/self/status")
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find(|l| l.starts_with("VmHWM:"))
-                .and_then(|l| l.split_whitespace().nth(1))
-                .and_then(|kb| kb.parse::<u64>().ok())
-        })
-        .map(|kb| kb * 1024)
-        .unwrap_or(0)
+    proc_kib("/proc/self/status", "VmHWM:").unwrap_or(0)
 }
 
 /// Resets the peak resident set size (Linux: `clear_refs` 5), so a later [`peak_rss_bytes`]

@@ -17,8 +17,12 @@ pub struct RunInfo {
     pub started: String,
     /// The exact command line.
     pub command: String,
-    /// `git describe`-like commit of the working tree (`<sha>` or `<sha>+dirty`).
+    /// Commit of the source tree at run time (`<sha>`, or `<sha>+dirty` with `dirty` listing the
+    /// changed tracked files: the binary may have been built before or after those changes).
     pub commit: String,
+    /// Tracked files changed since the commit, as `git status --porcelain` names them.
+    #[serde(default)]
+    pub dirty: Vec<String>,
     /// `release` or `debug`.
     pub build: String,
     /// CPU model.
@@ -86,17 +90,19 @@ fn git(args: &[&str]) -> Option<String> {
         .then(|| String::from_utf8_lossy(&out.stdout).trim().to_string())
 }
 
-/// The commit of the source tree this binary was built from: its short sha, `+dirty` when
-/// tracked files have changes.
-pub fn commit() -> String {
+/// The commit of the source tree this binary was built in: its short sha (`+dirty` when tracked
+/// files have changes) and the changed files.
+pub fn commit() -> (String, Vec<String>) {
     let Some(sha) = git(&["rev-parse", "--short=12", "HEAD"]) else {
-        return "unknown".into();
+        return ("unknown".into(), vec![]);
     };
-    let dirty = git(&["status", "--porcelain", "--untracked-files=no"]).is_some_and(|s| !s.is_empty());
-    if dirty {
-        format!("{sha}+dirty")
+    let dirty: Vec<String> = git(&["status", "--porcelain", "--untracked-files=no"])
+        .map(|s| s.lines().map(|l| l.get(3..).unwrap_or(l).to_string()).collect())
+        .unwrap_or_default();
+    if dirty.is_empty() {
+        (sha, dirty)
     } else {
-        sha
+        (format!("{sha}+dirty"), dirty)
     }
 }
 
@@ -112,16 +118,7 @@ pub fn machine() -> (String, usize, u64, String) {
         })
         .unwrap_or_else(|| std::env::consts::ARCH.to_string());
     let cores = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
-    let mem = std::fs::read_to_string("/proc/meminfo")
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find(|l| l.starts_with("MemTotal:"))
-                .and_then(|l| l.split_whitespace().nth(1))
-                .and_then(|kb| kb.parse::<u64>().ok())
-        })
-        .map(|kb| kb * 1024)
-        .unwrap_or(0);
+    let mem = crate::probe::proc_kib("/proc/meminfo", "MemTotal:").unwrap_or(0);
     let os = std::fs::read_to_string("/proc/sys/kernel/osrelease")
         .map(|s| format!("Linux {}", s.trim()))
         .unwrap_or_else(|_| std::env::consts::OS.to_string());

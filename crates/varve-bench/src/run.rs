@@ -305,10 +305,12 @@ pub fn run(opts: &RunOptions) -> Result<RunOutcome, String> {
     }
 
     let (cpu, cores, memory_bytes, os) = report::machine();
+    let (commit, dirty) = report::commit();
     let info_rec = RunInfo {
         started: started.to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
         command: opts.command.clone(),
-        commit: report::commit(),
+        commit,
+        dirty,
         build: if cfg!(debug_assertions) { "debug" } else { "release" }.into(),
         cpu,
         cores,
@@ -332,7 +334,7 @@ pub fn run(opts: &RunOptions) -> Result<RunOutcome, String> {
     if opts.latency.is_some() {
         stem.push_str(&format!("-{}ms", opts.latency.delay_ms));
     }
-    stem.push_str(&format!("-s{}", opts.spec.scale));
+    stem.push_str(&format!("-{}", opts.spec.dir_name()));
     let jsonl = opts.results_dir.join(format!("{stem}.jsonl"));
     let markdown = opts.results_dir.join(format!("{stem}.md"));
     report::write_jsonl(&jsonl, &info_rec, &ingest, &records)?;
