@@ -18,10 +18,11 @@ use varve_bench::suites::Suite;
     about = "Varve's benchmark suite: TSBS IoT and DevOps workloads and a trades tape, generated at any scale, \
              loaded into a lake, queried, timed, and checked against DuckDB on the same Parquet files",
     after_help = "Examples:\n  \
-      varve-bench run iot --scale 10 --duration 2h            # a quick run on a local lake\n  \
-      varve-bench run devops --target s3 --delay 20ms          # 100 hosts x 24 h on S3 with 20 ms per request\n  \
-      varve-bench gen iot --scale 1000 --duration 24h --out-of-order 0.1 --missing 0.01\n  \
-      varve-bench queries iot --scale 10                       # the SQL a run asks"
+      varve-bench run iot --scale 10 --duration 2h       # a quick run, local lake\n  \
+      varve-bench run devops --target s3 --delay 20ms    # 100 hosts x 24 h, S3, 20 ms/request\n  \
+      varve-bench gen iot --out-of-order 0.1 --missing 0.01\n  \
+      varve-bench queries iot --scale 10                 # the SQL a run asks\n\n\
+      Results go to bench/results/, data to bench/data/ (relative to the working directory)."
 )]
 struct Cli {
     #[command(subcommand)]
@@ -59,7 +60,7 @@ enum Cmd {
         /// Bandwidth cap per response, e.g. 50MiB (bytes per second).
         #[arg(long, value_parser = parse_bytes)]
         bandwidth: Option<u64>,
-        /// Warm runs per query (after the first run).
+        /// Warm runs per query after the first run (at least 1; best = the fastest).
         #[arg(long, default_value_t = 5)]
         runs: u32,
         /// Rows per commit when loading.
@@ -74,7 +75,7 @@ enum Cmd {
         /// Where results go.
         #[arg(long, default_value = "bench/results")]
         results_dir: PathBuf,
-        /// Keep the local lake after the run (its path is printed).
+        /// Keep the local lake after the run (its path is printed; --target local only).
         #[arg(long)]
         keep_lake: bool,
     },
@@ -115,8 +116,8 @@ struct DataArgs {
     /// Length of the generated period, e.g. 24h, 90m.
     #[arg(long, default_value = "24h", value_parser = humantime::parse_duration)]
     duration: std::time::Duration,
-    /// First timestamp (RFC 3339).
-    #[arg(long, default_value = "2026-01-01T00:00:00Z")]
+    /// First timestamp: RFC 3339 (2026-01-01T00:00:00Z) or a date (2026-01-01, midnight UTC).
+    #[arg(long, default_value = "2026-01-01T00:00:00Z", value_parser = parse_start)]
     start: chrono::DateTime<chrono::Utc>,
     /// Seed of every random choice (data and query parameters).
     #[arg(long, default_value_t = 1)]
@@ -162,6 +163,15 @@ impl DataArgs {
         spec.validate()?;
         Ok(spec)
     }
+}
+
+fn parse_start(s: &str) -> Result<chrono::DateTime<chrono::Utc>, String> {
+    if let Ok(t) = chrono::DateTime::parse_from_rfc3339(s) {
+        return Ok(t.with_timezone(&chrono::Utc));
+    }
+    chrono::NaiveDate::parse_from_str(s, "%Y-%m-%d")
+        .map(|d| d.and_hms_opt(0, 0, 0).expect("midnight").and_utc())
+        .map_err(|_| format!("{s:?} is neither an RFC 3339 time (2026-01-01T00:00:00Z) nor a date (2026-01-01)"))
 }
 
 fn parse_kv(s: &str) -> Result<(String, String), String> {
@@ -234,7 +244,8 @@ fn real_main(cli: Cli) -> Result<ExitCode, String> {
                     t.bytes as f64 / 1048576.0
                 );
             }
-            println!("wrote {} in {:.1} s", dir.display(), t.elapsed().as_secs_f64());
+            let shown = std::fs::canonicalize(&dir).unwrap_or(dir);
+            println!("wrote {} in {:.1} s", shown.display(), t.elapsed().as_secs_f64());
             Ok(ExitCode::SUCCESS)
         }
         Cmd::Queries { suite, data } => {

@@ -68,6 +68,31 @@ pub fn python() -> Result<PathBuf, String> {
     }
 }
 
+/// Checks that `python` can import `duckdb` and `pyarrow`, before any data is generated.
+///
+/// Errors: it cannot, with what Python said.
+pub fn check_python(python: &Path) -> Result<(), String> {
+    let out = Command::new(python)
+        .args(["-c", "import duckdb, pyarrow"])
+        .output()
+        .map_err(|e| {
+            format!(
+                "DuckDB (the reference engine) runs in Python: cannot run {}: {e}",
+                python.display()
+            )
+        })?;
+    if out.status.success() {
+        Ok(())
+    } else {
+        Err(format!(
+            "DuckDB (the reference engine) runs in Python: {} cannot import duckdb and pyarrow \
+             (run scripts/setup-python or set VARVE_PYTHON): {}",
+            python.display(),
+            String::from_utf8_lossy(&out.stderr).trim().lines().last().unwrap_or("")
+        ))
+    }
+}
+
 impl DuckDb {
     /// Starts DuckDB with a view `<namespace>.<table>` per table of the dataset in `dataset_dir`.
     /// `work_dir` receives the runner script.

@@ -49,6 +49,13 @@ pub struct RunInfo {
     pub commit_rows: usize,
     /// DuckDB version of the reference.
     pub duckdb: String,
+    /// The generated data's spec (scale, duration, seed, ...).
+    pub spec: crate::gen::GenSpec,
+    /// The queries run when not all of the suite's (empty: all).
+    #[serde(default)]
+    pub only: Vec<String>,
+    /// Per-query timeout for Varve, ms.
+    pub timeout_ms: u64,
 }
 
 /// One query's record.
@@ -188,15 +195,17 @@ pub fn markdown(run: &RunInfo, ingest: &[IngestStats], queries: &[QueryRecord]) 
         "s3" => "an S3 bucket on a local S3-compatible server (moto)".to_string(),
         _ => "local disk".to_string(),
     };
-    let latency = if run.latency.is_some() {
-        let bw = run
-            .latency
-            .bandwidth
-            .map(|b| format!(", {} MiB/s per response", mib(b)))
-            .unwrap_or_default();
-        format!(" with {} ms per request{bw}", run.latency.delay_ms)
-    } else {
+    let mut parts = vec![];
+    if run.latency.delay_ms > 0.0 {
+        parts.push(format!("{} ms per request", run.latency.delay_ms));
+    }
+    if let Some(b) = run.latency.bandwidth {
+        parts.push(format!("{} MiB/s per response", mib(b)));
+    }
+    let latency = if parts.is_empty() {
         String::new()
+    } else {
+        format!(" with {}", parts.join(", "))
     };
     let _ = writeln!(s, "# {} suite on {}{}\n", run.suite, run.target, latency);
     let _ = writeln!(s, "- command: `{}`", run.command);
@@ -216,6 +225,9 @@ pub fn markdown(run: &RunInfo, ingest: &[IngestStats], queries: &[QueryRecord]) 
     let rows: Vec<String> = run.dataset_rows.iter().map(|(t, n)| format!("{t} {n} rows")).collect();
     let _ = writeln!(s, "- data: `{}` ({})", run.dataset, rows.join(", "));
     let _ = writeln!(s, "- storage: {storage}{latency}");
+    if !run.only.is_empty() {
+        let _ = writeln!(s, "- queries: only {} (not the whole suite)", run.only.join(", "));
+    }
     let _ = writeln!(
         s,
         "- each query: first run in a fresh process, then best of {} warm runs in it; the reference is DuckDB {} on \
@@ -281,7 +293,8 @@ pub fn markdown(run: &RunInfo, ingest: &[IngestStats], queries: &[QueryRecord]) 
         let g = |f: &dyn Fn(&QueryRecord) -> Option<f64>| geomean(ok.iter().filter_map(|q| f(q)));
         let _ = writeln!(
             s,
-            "| **geomean** | | {} | {} | {} | {} | {:.2} | | | | {}/{} match |",
+            "| **geomean** ({} matching) | | {} | {} | {} | {} | {:.2} | | | | {}/{} match |",
+            ok.len(),
             ms(g(&|q| q.varve.as_ref().map(|p| p.first_ms))),
             ms(g(&|q| q.varve.as_ref().map(|p| p.best_ms))),
             ms(g(&|q| q.duckdb_first_ms)),

@@ -152,7 +152,14 @@ enum LakeHome {
 /// Errors: setup failures (data, storage, DuckDB) stop the run; a query that fails or disagrees
 /// with DuckDB is recorded and listed in [`RunOutcome::failures`].
 pub fn run(opts: &RunOptions) -> Result<RunOutcome, String> {
+    if opts.runs == 0 {
+        return Err("--runs must be at least 1 (best is the fastest warm run)".into());
+    }
+    if opts.keep_lake && opts.target != Target::Local {
+        return Err("--keep-lake applies to --target local (the S3 server keeps its bucket in memory)".into());
+    }
     let python = reference::python()?;
+    reference::check_python(&python)?;
     if opts.target == Target::S3 {
         moto_available()?;
     }
@@ -172,6 +179,9 @@ pub fn run(opts: &RunOptions) -> Result<RunOutcome, String> {
     }
     std::fs::create_dir_all(&opts.data_dir).map_err(|e| format!("{}: {e}", opts.data_dir.display()))?;
     std::fs::create_dir_all(&opts.results_dir).map_err(|e| format!("{}: {e}", opts.results_dir.display()))?;
+    for q in queries.iter().filter(|q| q.description.contains("window cut")) {
+        eprintln!("note: {}: {}", q.name, q.description);
+    }
     let (data, info) = ensure_dataset(&opts.spec, &opts.data_dir)?;
     let started = chrono::Utc::now();
 
@@ -253,7 +263,8 @@ pub fn run(opts: &RunOptions) -> Result<RunOutcome, String> {
         ])
         .arg("--out")
         .arg(&ours)
-        .args(["--delay-ms", &opts.latency.delay_ms.to_string()]);
+        .args(["--delay-ms", &opts.latency.delay_ms.to_string()])
+        .args(["--timeout", &format!("{}ms", opts.timeout.as_millis())]);
         if let Some(bw) = opts.latency.bandwidth {
             cmd.args(["--bandwidth", &bw.to_string()]);
         }
@@ -323,6 +334,9 @@ pub fn run(opts: &RunOptions) -> Result<RunOutcome, String> {
         dataset_rows: info.tables.iter().map(|t| (t.name.clone(), t.rows)).collect(),
         runs: opts.runs,
         commit_rows: opts.commit_rows,
+        spec: opts.spec.clone(),
+        only: opts.only.clone(),
+        timeout_ms: opts.timeout.as_millis() as u64,
         duckdb: duck.version.clone(),
     };
     let mut stem = format!(
@@ -331,8 +345,14 @@ pub fn run(opts: &RunOptions) -> Result<RunOutcome, String> {
         opts.suite.name(),
         opts.target.name()
     );
-    if opts.latency.is_some() {
+    if opts.latency.delay_ms > 0.0 {
         stem.push_str(&format!("-{}ms", opts.latency.delay_ms));
+    }
+    if let Some(bw) = opts.latency.bandwidth {
+        stem.push_str(&format!("-bw{bw}"));
+    }
+    if !opts.only.is_empty() {
+        stem.push_str("-partial");
     }
     stem.push_str(&format!("-{}", opts.spec.dir_name()));
     let jsonl = opts.results_dir.join(format!("{stem}.jsonl"));

@@ -28,7 +28,7 @@ pub fn queries(spec: &GenSpec) -> Vec<Query> {
         "one-series-day",
         "one symbol's trades over a day, in time order",
         format!("SELECT ts, price, size, side FROM basic.trades WHERE symbol = '{sym}' AND ts >= {a} AND ts < {b} ORDER BY ts"),
-    ));
+    ).over(86_400_000_000));
     q.push(Query::new(
         "series-5min-bars",
         "5-minute bars (count, volume, low, high, mean) of every symbol",

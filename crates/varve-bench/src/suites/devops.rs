@@ -31,61 +31,78 @@ pub fn queries(spec: &GenSpec) -> Vec<Query> {
         let name = format!("single-groupby-{m}-{h}-{t}");
         let (mut r, hosts) = hosts(spec, &name, h);
         let (a, b) = window(&mut r, spec, t * HOUR);
-        q.push(Query::new(
-            &name,
-            &format!("per-minute maximum of {m} metric(s) for {h} host(s) over {t} hour(s)"),
-            format!(
-                "SELECT time_bucket(INTERVAL '1 minute', ts) AS minute, {} FROM devops.cpu \
+        q.push(
+            Query::new(
+                &name,
+                &format!("per-minute maximum of {m} metric(s) for {h} host(s) over {t} hour(s)"),
+                format!(
+                    "SELECT time_bucket(INTERVAL '1 minute', ts) AS minute, {} FROM devops.cpu \
                  WHERE hostname IN ({hosts}) AND ts >= {a} AND ts < {b} GROUP BY minute ORDER BY minute",
-                aggs("max", &FIELDS[..m])
-            ),
-        ));
+                    aggs("max", &FIELDS[..m])
+                ),
+            )
+            .over(t * HOUR),
+        );
     }
     for h in [1, 8] {
         let name = format!("cpu-max-all-{h}");
         let (mut r, hosts) = hosts(spec, &name, h);
         let (a, b) = window(&mut r, spec, 8 * HOUR);
-        q.push(Query::new(
-            &name,
-            &format!("hourly maximum of all ten metrics for {h} host(s) over 8 hours"),
-            format!(
-                "SELECT time_bucket(INTERVAL '1 hour', ts) AS hour, {} FROM devops.cpu \
+        q.push(
+            Query::new(
+                &name,
+                &format!("hourly maximum of all ten metrics for {h} host(s) over 8 hours"),
+                format!(
+                    "SELECT time_bucket(INTERVAL '1 hour', ts) AS hour, {} FROM devops.cpu \
                  WHERE hostname IN ({hosts}) AND ts >= {a} AND ts < {b} GROUP BY hour ORDER BY hour",
-                aggs("max", &FIELDS)
-            ),
-        ));
+                    aggs("max", &FIELDS)
+                ),
+            )
+            .over(8 * HOUR),
+        );
     }
     for (label, m) in [("1", 1), ("5", 5), ("all", 10)] {
         let name = format!("double-groupby-{label}");
         let mut r = params(spec, &name);
         let (a, b) = window(&mut r, spec, 12 * HOUR);
-        q.push(Query::new(
-            &name,
-            &format!("hourly mean of {m} metric(s) per host over 12 hours"),
-            format!(
-                "SELECT time_bucket(INTERVAL '1 hour', ts) AS hour, hostname, {} FROM devops.cpu \
+        q.push(
+            Query::new(
+                &name,
+                &format!("hourly mean of {m} metric(s) per host over 12 hours"),
+                format!(
+                    "SELECT time_bucket(INTERVAL '1 hour', ts) AS hour, hostname, {} FROM devops.cpu \
                  WHERE ts >= {a} AND ts < {b} GROUP BY hour, hostname ORDER BY hour, hostname",
-                aggs("avg", &FIELDS[..m])
-            ),
-        ));
+                    aggs("avg", &FIELDS[..m])
+                ),
+            )
+            .over(12 * HOUR),
+        );
     }
     let (mut r, host) = hosts(spec, "high-cpu-1", 1);
     let (a, b) = window(&mut r, spec, 12 * HOUR);
-    q.push(Query::new(
-        "high-cpu-1",
-        "readings of one host with usage_user above 90 over 12 hours",
-        format!(
-            "SELECT * FROM devops.cpu WHERE usage_user > 90.0 AND ts >= {a} AND ts < {b} \
+    q.push(
+        Query::new(
+            "high-cpu-1",
+            "readings of one host with usage_user above 90 over 12 hours",
+            format!(
+                "SELECT * FROM devops.cpu WHERE usage_user > 90.0 AND ts >= {a} AND ts < {b} \
              AND hostname IN ({host}) ORDER BY ts"
-        ),
-    ));
+            ),
+        )
+        .over(12 * HOUR),
+    );
     let mut r = params(spec, "high-cpu-all");
     let (a, b) = window(&mut r, spec, 12 * HOUR);
-    q.push(Query::new(
-        "high-cpu-all",
-        "readings of all hosts with usage_user above 90 over 12 hours",
-        format!("SELECT * FROM devops.cpu WHERE usage_user > 90.0 AND ts >= {a} AND ts < {b} ORDER BY ts, hostname"),
-    ));
+    q.push(
+        Query::new(
+            "high-cpu-all",
+            "readings of all hosts with usage_user above 90 over 12 hours",
+            format!(
+                "SELECT * FROM devops.cpu WHERE usage_user > 90.0 AND ts >= {a} AND ts < {b} ORDER BY ts, hostname"
+            ),
+        )
+        .over(12 * HOUR),
+    );
     let cols = std::iter::once("ts")
         .chain(TAGS)
         .chain(FIELDS)

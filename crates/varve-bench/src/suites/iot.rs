@@ -62,14 +62,17 @@ pub fn queries(spec: &GenSpec) -> Vec<Query> {
     let mut r = params(spec, "stationary-trucks");
     let f = FLEET_NAMES[r.random_range(0..FLEET_NAMES.len())];
     let (a, b) = window(&mut r, spec, 10 * 60_000_000);
-    q.push(Query::new(
-        "stationary-trucks",
-        "trucks of one fleet with an average velocity below 1 km/h over 10 minutes",
-        format!(
-            "SELECT name, driver FROM iot.readings WHERE ts >= {a} AND ts < {b} AND fleet = '{f}' \
+    q.push(
+        Query::new(
+            "stationary-trucks",
+            "trucks of one fleet with an average velocity below 1 km/h over 10 minutes",
+            format!(
+                "SELECT name, driver FROM iot.readings WHERE ts >= {a} AND ts < {b} AND fleet = '{f}' \
              GROUP BY name, driver HAVING avg(velocity) < 1 ORDER BY name"
-        ),
-    ));
+            ),
+        )
+        .over(10 * 60_000_000),
+    );
 
     let mut r = params(spec, "long-driving-sessions");
     let f = FLEET_NAMES[r.random_range(0..FLEET_NAMES.len())];
@@ -83,21 +86,24 @@ pub fn queries(spec: &GenSpec) -> Vec<Query> {
              GROUP BY name, driver, ten_minutes HAVING avg(velocity) > 1) s \
              GROUP BY name, driver HAVING count(*) > 22 ORDER BY name"
         ),
-    ));
+    ).over(4 * HOUR));
 
     let mut r = params(spec, "long-daily-sessions");
     let f = FLEET_NAMES[r.random_range(0..FLEET_NAMES.len())];
     let (a, b) = window(&mut r, spec, 24 * HOUR);
-    q.push(Query::new(
-        "long-daily-sessions",
-        "trucks of one fleet that drove more than 10 hours (60 ten-minute periods) in 24 hours",
-        format!(
-            "SELECT name, driver FROM (SELECT name, driver, time_bucket(INTERVAL '10 minutes', ts) AS ten_minutes \
+    q.push(
+        Query::new(
+            "long-daily-sessions",
+            "trucks of one fleet that drove more than 10 hours (60 ten-minute periods) in 24 hours",
+            format!(
+                "SELECT name, driver FROM (SELECT name, driver, time_bucket(INTERVAL '10 minutes', ts) AS ten_minutes \
              FROM iot.readings WHERE fleet = '{f}' AND ts >= {a} AND ts < {b} \
              GROUP BY name, driver, ten_minutes HAVING avg(velocity) > 1) s \
              GROUP BY name, driver HAVING count(*) > 60 ORDER BY name"
-        ),
-    ));
+            ),
+        )
+        .over(24 * HOUR),
+    );
 
     q.push(Query::new(
         "avg-vs-projected-fuel-consumption",
@@ -172,14 +178,17 @@ pub fn queries(spec: &GenSpec) -> Vec<Query> {
     let mut r = params(spec, "single-truck");
     let truck = truck_name(r.random_range(0..spec.scale));
     let (a, b) = window(&mut r, spec, 12 * HOUR);
-    q.push(Query::new(
-        "single-truck",
-        "one truck's readings over 12 hours, in time order",
-        format!(
-            "SELECT ts, latitude, longitude, velocity, fuel_consumption FROM iot.readings \
+    q.push(
+        Query::new(
+            "single-truck",
+            "one truck's readings over 12 hours, in time order",
+            format!(
+                "SELECT ts, latitude, longitude, velocity, fuel_consumption FROM iot.readings \
              WHERE name = '{truck}' AND ts >= {a} AND ts < {b} ORDER BY ts"
-        ),
-    ));
+            ),
+        )
+        .over(12 * HOUR),
+    );
 
     q.push(Query::new(
         "newest-10",

@@ -20,7 +20,8 @@ pub enum Suite {
     Iot,
     /// TSBS DevOps queries over hosts' cpu.
     Devops,
-    /// Basic time-series queries over a trades tape.
+    /// Basic time-series queries over a trades tape (also accepted as `trades`).
+    #[value(alias = "trades")]
     Basic,
 }
 
@@ -48,13 +49,24 @@ impl Suite {
         self.name()
     }
 
-    /// The suite's queries for a dataset generated from `spec`.
+    /// The suite's queries for a dataset generated from `spec`. A query whose window is longer
+    /// than the data says so in its description ("window cut to the data").
     pub fn queries(self, spec: &GenSpec) -> Vec<Query> {
-        match self {
+        let mut q = match self {
             Suite::Iot => iot::queries(spec),
             Suite::Devops => devops::queries(spec),
             Suite::Basic => basic::queries(spec),
+        };
+        for query in &mut q {
+            if let Some(len) = query.window_us.filter(|l| *l > spec.duration_us) {
+                query.description.push_str(&format!(
+                    " (window cut to the data: {} s of {} s, so thresholds may not be reachable)",
+                    spec.duration_us / 1_000_000,
+                    len / 1_000_000
+                ));
+            }
         }
+        q
     }
 }
 
@@ -70,6 +82,9 @@ pub struct Query {
     /// Whether the SQL ends with an ORDER BY on unique keys, so the order of the answer is
     /// checked too.
     pub ordered: bool,
+    /// The length of its time window, µs, when it has one.
+    #[serde(default)]
+    pub window_us: Option<i64>,
 }
 
 impl Query {
@@ -82,7 +97,14 @@ impl Query {
             description: description.to_string(),
             sql,
             ordered,
+            window_us: None,
         }
+    }
+
+    /// The same query, noting the length of its time window.
+    pub(crate) fn over(mut self, window_us: i64) -> Query {
+        self.window_us = Some(window_us);
+        self
     }
 }
 

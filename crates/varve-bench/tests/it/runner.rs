@@ -215,6 +215,12 @@ fn bad_options_are_refused_before_any_work() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("is not a size like 50MiB"));
     let out = bench(tmp.path(), &["run", "devops", "--missing", "0.1"]);
     assert!(String::from_utf8_lossy(&out.stderr).contains("--missing applies to the iot dataset only"));
+    let out = bench(tmp.path(), &["run", "devops", "--runs", "0"]);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--runs must be at least 1"));
+    let out = bench(tmp.path(), &["run", "devops", "--target", "s3", "--keep-lake"]);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--keep-lake applies to --target local"));
+    let out = bench(tmp.path(), &["run", "devops", "--start", "yesterday"]);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("neither an RFC 3339 time"));
     assert!(!tmp.path().join("data").exists(), "nothing generated");
 }
 
@@ -232,4 +238,64 @@ fn queries_prints_the_sql_with_parameters_from_the_seed() {
     assert_eq!(a, run("1"), "the same seed asks the same questions");
     assert_ne!(a, run("2"));
     assert!(a.contains("-- single-groupby-5-8-1:") && a.contains("FROM devops.cpu"));
+}
+
+#[test]
+fn a_query_past_its_timeout_fails_the_run_and_is_recorded() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = bench(
+        tmp.path(),
+        &[
+            "run",
+            "devops",
+            "--scale",
+            "2",
+            "--duration",
+            "1h",
+            "--start",
+            "2026-02-01",
+            "--runs",
+            "1",
+            "--delay",
+            "50ms",
+            "--timeout",
+            "20ms",
+            "--query",
+            "lastpoint",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stderr));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("FAILED lastpoint: varve error"), "{err}");
+    let recs = &records(tmp.path())[0];
+    let q = recs.iter().find(|r| r["kind"] == "query").unwrap();
+    assert!(q["check"].as_str().unwrap().starts_with("varve error"), "{q}");
+    assert!(q["varve"].is_null());
+    assert_eq!(recs[0]["timeout_ms"], 20);
+    assert_eq!(recs[0]["only"][0], "lastpoint");
+    assert_eq!(recs[0]["spec"]["start_us"], 1_769_904_000_000_000i64);
+    // The file name says the run was partial and which latency it had.
+    let names: Vec<String> = std::fs::read_dir(tmp.path().join("results"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert!(
+        names
+            .iter()
+            .any(|n| n.contains("-devops-local-50ms-partial-devops-s2-d3600s-seed1-from20260201T000000Z.jsonl")),
+        "{names:?}"
+    );
+}
+
+#[test]
+fn windows_longer_than_the_data_are_noted() {
+    let out = Command::new(env!("CARGO_BIN_EXE_varve-bench"))
+        .args(["queries", "iot", "--scale", "5", "--duration", "2h"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    let line = text.lines().find(|l| l.starts_with("-- long-daily-sessions:")).unwrap();
+    assert!(line.contains("window cut to the data: 7200 s of 86400 s"), "{line}");
+    let line = text.lines().find(|l| l.starts_with("-- stationary-trucks:")).unwrap();
+    assert!(!line.contains("window cut"), "{line}");
 }
