@@ -16,7 +16,7 @@ use crate::store::{Counters, Requests};
 use crate::suites::Suite;
 
 /// What loading one table took.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct IngestStats {
     /// `namespace.table`.
     pub table: String,
@@ -78,17 +78,7 @@ pub async fn ingest(
         let before = counters.snapshot();
         let mut stats = IngestStats {
             table: name.clone(),
-            rows: 0,
-            commits: 0,
-            seconds: 0.0,
-            rows_per_s: 0.0,
-            commit_p50_ms: 0.0,
-            commit_p99_ms: 0.0,
-            commit_max_ms: 0.0,
-            files: 0,
-            bytes: 0,
-            requests: Requests::default(),
-            peak_rss_bytes: 0,
+            ..Default::default()
         };
         let mut latencies = vec![];
         let mut pending: Vec<RecordBatch> = vec![];

@@ -51,21 +51,7 @@ impl std::fmt::Debug for DuckDb {
 ///
 /// Errors: it does not exist.
 pub fn python() -> Result<PathBuf, String> {
-    if let Ok(p) = std::env::var("VARVE_PYTHON") {
-        return Ok(PathBuf::from(p));
-    }
-    let venv = std::env::var("VARVE_VENV").map(PathBuf::from).unwrap_or_else(|_| {
-        Path::new(&std::env::var("HOME").unwrap_or_else(|_| "/root".into())).join(".cache/varve-venv")
-    });
-    let p = venv.join("bin/python");
-    if p.exists() {
-        Ok(p)
-    } else {
-        Err(format!(
-            "DuckDB (the reference engine) runs in Python: {} is missing; run scripts/setup-python or set VARVE_PYTHON",
-            p.display()
-        ))
-    }
+    varve_testkit::try_python().map_err(|e| format!("DuckDB (the reference engine) runs in Python: {e}"))
 }
 
 /// Checks that `python` can import `duckdb` and `pyarrow`, before any data is generated.

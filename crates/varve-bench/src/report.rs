@@ -150,22 +150,22 @@ pub fn geomean(v: impl IntoIterator<Item = f64>) -> f64 {
 ///
 /// Errors: I/O, naming the file.
 pub fn write_jsonl(path: &Path, run: &RunInfo, ingest: &[IngestStats], queries: &[QueryRecord]) -> Result<(), String> {
-    let mut s = String::new();
-    let mut line = |kind: &str, v: serde_json::Value| {
-        let mut v = v;
+    /// One line: the record's fields and its `kind`.
+    fn line(s: &mut String, kind: &str, record: &impl Serialize) {
+        let mut v = serde_json::to_value(record).expect("serialisable");
         v.as_object_mut()
-            .expect("object")
+            .expect("a record is an object")
             .insert("kind".into(), serde_json::Value::String(kind.into()));
         s.push_str(&v.to_string());
         s.push('\n');
-    };
-    let j = |x| serde_json::to_value(x).expect("serialisable");
-    line("run", j(run));
+    }
+    let mut s = String::new();
+    line(&mut s, "run", run);
     for i in ingest {
-        line("ingest", serde_json::to_value(i).expect("serialisable"));
+        line(&mut s, "ingest", i);
     }
     for q in queries {
-        line("query", serde_json::to_value(q).expect("serialisable"));
+        line(&mut s, "query", q);
     }
     std::fs::write(path, s).map_err(|e| format!("{}: {e}", path.display()))
 }

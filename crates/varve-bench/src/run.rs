@@ -106,22 +106,9 @@ pub fn ensure_dataset(spec: &GenSpec, data_dir: &Path) -> Result<(PathBuf, Datas
 }
 
 fn moto_available() -> Result<(), String> {
-    let p = std::env::var("VARVE_MOTO_SERVER")
-        .map(PathBuf::from)
-        .unwrap_or_else(|_| {
-            let venv = std::env::var("VARVE_VENV").map(PathBuf::from).unwrap_or_else(|_| {
-                Path::new(&std::env::var("HOME").unwrap_or_else(|_| "/root".into())).join(".cache/varve-venv")
-            });
-            venv.join("bin/moto_server")
-        });
-    if p.exists() {
-        Ok(())
-    } else {
-        Err(format!(
-            "--target s3 runs a local S3-compatible server (moto): {} is missing; run scripts/setup-python",
-            p.display()
-        ))
-    }
+    varve_testkit::try_moto_server()
+        .map(|_| ())
+        .map_err(|e| format!("--target s3 runs a local S3-compatible server (moto): {e}"))
 }
 
 /// Compares Varve's result (`ours`) with DuckDB's (`theirs`), both Parquet files, as

@@ -122,13 +122,6 @@ pub struct Latency {
 }
 
 impl Latency {
-    /// Whether it adds anything.
-    pub fn is_some(&self) -> bool {
-        self.delay_ms > 0.0 || self.bandwidth.is_some()
-    }
-}
-
-impl Latency {
     /// Waits as a remote store would before answering a request.
     async fn request(&self) {
         if self.delay_ms > 0.0 {

@@ -31,29 +31,44 @@ fn venv() -> PathBuf {
         .unwrap_or_else(|_| Path::new(&home).join(".cache/varve-venv"))
 }
 
-/// The venv's Python interpreter.
-pub fn python() -> PathBuf {
-    let p = std::env::var("VARVE_PYTHON")
+/// A tool from the venv: `$<env>` if set, else `<venv>/bin/<name>`.
+///
+/// Errors: it does not exist, with how to install it.
+fn venv_tool(env: &str, name: &str) -> Result<PathBuf, String> {
+    let p = std::env::var(env)
         .map(PathBuf::from)
-        .unwrap_or_else(|_| venv().join("bin/python"));
-    assert!(
-        p.exists(),
-        "{} is missing: run scripts/setup-python (or scripts/test) first",
-        p.display()
-    );
-    p
+        .unwrap_or_else(|_| venv().join("bin").join(name));
+    if p.exists() {
+        Ok(p)
+    } else {
+        Err(format!(
+            "{} is missing: run scripts/setup-python (or scripts/test) first, or set {env}",
+            p.display()
+        ))
+    }
+}
+
+/// The venv's Python interpreter (`$VARVE_PYTHON`, else `<venv>/bin/python`).
+///
+/// Errors: it does not exist.
+pub fn try_python() -> Result<PathBuf, String> {
+    venv_tool("VARVE_PYTHON", "python")
+}
+
+/// The venv's moto server (`$VARVE_MOTO_SERVER`, else `<venv>/bin/moto_server`).
+///
+/// Errors: it does not exist.
+pub fn try_moto_server() -> Result<PathBuf, String> {
+    venv_tool("VARVE_MOTO_SERVER", "moto_server")
+}
+
+/// The venv's Python interpreter; panics (failing the test) when it is missing.
+pub fn python() -> PathBuf {
+    try_python().unwrap_or_else(|e| panic!("{e}"))
 }
 
 fn moto_binary() -> PathBuf {
-    let p = std::env::var("VARVE_MOTO_SERVER")
-        .map(PathBuf::from)
-        .unwrap_or_else(|_| venv().join("bin/moto_server"));
-    assert!(
-        p.exists(),
-        "{} is missing: run scripts/setup-python (or scripts/test) first",
-        p.display()
-    );
-    p
+    try_moto_server().unwrap_or_else(|e| panic!("{e}"))
 }
 
 /// The repository root.

@@ -20,7 +20,7 @@ from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Seque
 
 import pyarrow as pa
 
-from . import _varve
+from . import _varve, errors
 from .errors import (
     AlreadyExistsError,
     ConflictError,
@@ -38,22 +38,8 @@ from .errors import (
 
 __version__: str = _varve.__version__
 
-__all__ = [
-    "Lake",
-    "Table",
-    "Result",
-    "Error",
-    "NotFoundError",
-    "AlreadyExistsError",
-    "InvalidInputError",
-    "SchemaMismatchError",
-    "ConflictError",
-    "StorageError",
-    "LimitExceededError",
-    "TimeoutError",
-    "CorruptionError",
-    "InternalError",
-]
+__all__ = ["Lake", "Table", "Result"]
+__all__ += errors.__all__
 
 F = TypeVar("F", bound=Callable[..., Any])
 
