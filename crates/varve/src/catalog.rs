@@ -13,8 +13,8 @@ use std::sync::{Arc, Mutex};
 
 use bytes::Bytes;
 use iceberg::spec::{
-    DataFile, FormatVersion, NullOrder, SortDirection, SortField, SortOrder, TableMetadata, TableMetadataBuilder,
-    Transform, UnboundPartitionSpec,
+    DataFile, FormatVersion, ManifestEntry, NullOrder, SortDirection, SortField, SortOrder, TableMetadata,
+    TableMetadataBuilder, Transform, UnboundPartitionSpec,
 };
 use object_store::path::Path;
 
@@ -98,6 +98,9 @@ pub(crate) struct LoadedTable {
     /// `N` of `v<N>.metadata.json`.
     pub(crate) version: u64,
     pub(crate) metadata: Arc<TableMetadata>,
+    /// The version hint named an older version than this one (a commit's hint write was lost, or
+    /// its process died after the commit): writers repair it ([`repair_version_hint`]).
+    pub(crate) hint_stale: bool,
 }
 
 impl LoadedTable {
@@ -106,21 +109,32 @@ impl LoadedTable {
     }
 }
 
-/// Caches decoded manifests by location. Manifests are immutable once written, so entries never go
-/// stale; the cache only saves GETs and Avro decoding on repeated scans.
+/// Caches decoded manifests (their live entries) by location. Manifests are immutable once
+/// written, so entries never go stale; the cache only saves GETs and Avro decoding on repeated scans
+/// and commits.
 #[derive(Debug, Default)]
 pub(crate) struct ManifestCache {
-    entries: Mutex<HashMap<String, Arc<Vec<DataFile>>>>,
+    entries: Mutex<HashMap<String, Arc<Vec<ManifestEntry>>>>,
 }
 
 /// Reads the table's current metadata.
 ///
 /// Errors: [`ErrorKind::NotFound`] when the table does not exist.
 pub(crate) async fn load(storage: &Storage, ident: &TableIdent) -> Result<LoadedTable> {
-    let version = current_version(storage, ident)
+    let (version, hint_stale) = find_current_version(storage, ident)
         .await?
         .ok_or_else(|| Error::not_found(format!("table {ident} does not exist")))?;
-    load_version(storage, ident, version).await
+    let mut t = load_version(storage, ident, version).await?;
+    t.hint_stale = hint_stale;
+    Ok(t)
+}
+
+/// Rewrites a stale version hint of `t` so that plain Iceberg readers (DuckDB follows the hint)
+/// see the newest commit. Best effort, as every hint write.
+pub(crate) async fn repair_version_hint(storage: &Storage, t: &LoadedTable) {
+    if t.hint_stale {
+        write_version_hint_forward(storage, &t.ident, t.version).await;
+    }
 }
 
 pub(crate) async fn load_version(storage: &Storage, ident: &TableIdent, version: u64) -> Result<LoadedTable> {
@@ -131,11 +145,17 @@ pub(crate) async fn load_version(storage: &Storage, ident: &TableIdent, version:
         ident: ident.clone(),
         version,
         metadata: Arc::new(metadata),
+        hint_stale: false,
     })
 }
 
 /// The highest committed metadata version, or `None` when the table does not exist.
 pub(crate) async fn current_version(storage: &Storage, ident: &TableIdent) -> Result<Option<u64>> {
+    Ok(find_current_version(storage, ident).await?.map(|(v, _)| v))
+}
+
+/// The highest committed metadata version, and whether the version hint is behind it.
+async fn find_current_version(storage: &Storage, ident: &TableIdent) -> Result<Option<(u64, bool)>> {
     let hint = match storage.get_opt(&ident.version_hint()).await? {
         Some(b) => String::from_utf8_lossy(&b)
             .trim()
@@ -159,7 +179,7 @@ pub(crate) async fn current_version(storage: &Storage, ident: &TableIdent) -> Re
     while storage.exists(&ident.metadata_file(version + 1)).await? {
         version += 1;
     }
-    Ok(Some(version))
+    Ok(Some((version, hint != Some(version))))
 }
 
 fn parse_version(name: &str) -> Option<u64> {
@@ -237,6 +257,7 @@ pub(crate) async fn create(
         ident: ident.clone(),
         version: 1,
         metadata: Arc::new(built.metadata),
+        hint_stale: false,
     })
 }
 
@@ -327,15 +348,31 @@ pub(crate) async fn data_files(
     metadata: &TableMetadata,
     snapshot_id: Option<i64>,
 ) -> Result<Vec<DataFile>> {
+    Ok(live_entries(storage, cache, metadata, snapshot_id)
+        .await?
+        .into_iter()
+        .map(|e| e.data_file)
+        .collect())
+}
+
+/// The live manifest entries of `snapshot_id`, with their sequence numbers (none for a table
+/// without snapshots).
+///
+/// Errors: [`ErrorKind::NotFound`] for an unknown snapshot; [`ErrorKind::Corruption`] naming the
+/// object when the snapshot's manifest list or one of its manifests is missing.
+pub(crate) async fn live_entries(
+    storage: &Storage,
+    cache: &ManifestCache,
+    metadata: &TableMetadata,
+    snapshot_id: Option<i64>,
+) -> Result<Vec<ManifestEntry>> {
     let Some(id) = snapshot_id else {
         return Ok(vec![]);
     };
     let snapshot = metadata
         .snapshot_by_id(id)
         .ok_or_else(|| Error::not_found(format!("snapshot {id} does not exist")))?;
-    let list = storage.get(&storage.path_of(snapshot.manifest_list())?).await?;
-    let manifests = manifest::decode_manifest_list(&list)?;
-    let mut out = Vec::new();
+    let manifests = manifest_list(storage, snapshot).await?;
     let fetches = manifests.iter().map(|m| async move {
         if let Some(hit) = cache
             .entries
@@ -345,17 +382,42 @@ pub(crate) async fn data_files(
         {
             return Ok::<_, Error>(hit.clone());
         }
-        let bytes = storage.get(&storage.path_of(&m.manifest_path)?).await?;
-        let files = Arc::new(manifest::decode_manifest(&bytes)?);
+        let bytes = get_metadata_object(storage, &m.manifest_path, "manifest").await?;
+        let entries = Arc::new(
+            manifest::decode_manifest(&bytes, m).map_err(|e| e.context(format!("manifest {}", m.manifest_path)))?,
+        );
         cache
             .entries
             .lock()
             .map_err(|_| Error::internal("cache poisoned"))?
-            .insert(m.manifest_path.clone(), files.clone());
-        Ok(files)
+            .insert(m.manifest_path.clone(), entries.clone());
+        Ok(entries)
     });
-    for files in futures::future::try_join_all(fetches).await? {
-        out.extend(files.iter().cloned());
+    let mut out = Vec::new();
+    for entries in futures::future::try_join_all(fetches).await? {
+        out.extend(entries.iter().cloned());
     }
     Ok(out)
+}
+
+/// The manifests of a snapshot, from its manifest list.
+///
+/// Errors: [`ErrorKind::Corruption`] when the manifest list is missing or cannot be decoded.
+pub(crate) async fn manifest_list(
+    storage: &Storage,
+    snapshot: &iceberg::spec::Snapshot,
+) -> Result<Vec<iceberg::spec::ManifestFile>> {
+    let list = get_metadata_object(storage, snapshot.manifest_list(), "manifest list").await?;
+    manifest::decode_manifest_list(&list).map_err(|e| e.context(format!("manifest list {}", snapshot.manifest_list())))
+}
+
+/// Reads a metadata object that a committed snapshot references: missing means corruption.
+async fn get_metadata_object(storage: &Storage, location: &str, what: &str) -> Result<Bytes> {
+    match storage.get(&storage.path_of(location)?).await {
+        Ok(b) => Ok(b),
+        Err(e) if e.kind() == ErrorKind::NotFound => Err(Error::corrupt(format!(
+            "{what} {location} is missing: the table's metadata references an object that is gone"
+        ))),
+        Err(e) => Err(e),
+    }
 }

@@ -10,7 +10,8 @@ use iceberg::spec::PrimitiveLiteral;
 use object_store::ObjectStore;
 
 use crate::catalog::{self, ManifestCache, TableIdent};
-use crate::commit::{self, AppendOptions, AppendReport, Appender, SUMMARY_BATCH_ID, SUMMARY_NOTE};
+use crate::commit::append::Appender;
+use crate::commit::{AppendOptions, AppendReport, SUMMARY_BATCH_ID, SUMMARY_NOTE};
 use crate::error::{Error, Result};
 use crate::format::{schema, TableContract};
 use crate::query::session::{self, QueryOptions};
@@ -153,13 +154,6 @@ impl TableAppender {
         let Some(a) = self.inner.take() else {
             return Err(Error::invalid("the append was aborted"));
         };
-        if a.is_duplicate() {
-            a.abort().await;
-            return Ok(AppendReport {
-                duplicate: true,
-                ..Default::default()
-            });
-        }
         a.commit().await
     }
 
@@ -279,18 +273,41 @@ impl Lake {
     /// [`crate::ErrorKind::SchemaMismatch`] naming column and row (nothing is written then);
     /// [`crate::ErrorKind::Conflict`] (retryable) when other writers won every commit attempt.
     pub async fn append(&self, name: &str, batches: Vec<RecordBatch>, opts: AppendOptions) -> Result<AppendReport> {
+        let appender = self.new_appender(name, opts).await?;
+        appender
+            .append_all(futures::stream::iter(batches.into_iter().map(Ok::<_, Error>)))
+            .await
+    }
+
+    /// Appends a stream of batches to a table in one snapshot: batches are encoded and uploaded as
+    /// the buffer fills, so memory stays bounded whatever the stream's length. On the first error
+    /// (from the stream or the append) nothing is committed and the uploaded files are deleted.
+    ///
+    /// Errors: as [`Lake::append`], and the stream's own errors.
+    pub async fn append_stream<E>(
+        &self,
+        name: &str,
+        batches: impl futures::Stream<Item = std::result::Result<RecordBatch, E>>,
+        opts: AppendOptions,
+    ) -> Result<AppendReport>
+    where
+        Error: From<E>,
+    {
+        self.new_appender(name, opts).await?.append_all(batches).await
+    }
+
+    async fn new_appender(&self, name: &str, opts: AppendOptions) -> Result<Appender> {
         let ident = TableIdent::parse(name)?;
-        commit::append_batches(&self.storage, &ident, batches, opts).await
+        let base = catalog::load(&self.storage, &ident).await?;
+        Appender::new(self.storage.clone(), self.cache.clone(), base, opts)
     }
 
     /// Starts a streaming append to a table.
     ///
     /// Errors: [`crate::ErrorKind::NotFound`].
     pub async fn appender(&self, name: &str, opts: AppendOptions) -> Result<TableAppender> {
-        let ident = TableIdent::parse(name)?;
-        let base = catalog::load(&self.storage, &ident).await?;
         Ok(TableAppender {
-            inner: Some(Appender::new(self.storage.clone(), base, opts)?),
+            inner: Some(self.new_appender(name, opts).await?),
         })
     }
 

@@ -7,28 +7,54 @@ use std::sync::Arc;
 use bytes::Bytes;
 use iceberg::io::FileIO;
 use iceberg::spec::{
-    DataFile, FormatVersion, Manifest, ManifestFile, ManifestList, ManifestListWriter, ManifestWriterBuilder,
-    PartitionSpec, Schema,
+    DataFile, FormatVersion, Manifest, ManifestEntry, ManifestFile, ManifestList, ManifestListWriter, ManifestStatus,
+    ManifestWriterBuilder, PartitionSpec, Schema,
 };
 
 use crate::error::Result;
 
-/// Encodes a manifest of newly added data files for `snapshot_id`. `location` is the absolute
-/// location the manifest will be stored at; the returned [`ManifestFile`] entry points there.
+/// The entries of one new manifest (Iceberg spec, "Manifest Entry Fields"): files the snapshot adds,
+/// live files it carries over unchanged (`EXISTING`, sequence numbers kept), and files it removes
+/// (`DELETED`, recorded once in the snapshot that removes them).
+#[derive(Debug, Default)]
+pub(crate) struct ManifestContents {
+    pub(crate) added: Vec<DataFile>,
+    pub(crate) existing: Vec<ManifestEntry>,
+    pub(crate) deleted: Vec<ManifestEntry>,
+}
+
+impl ManifestContents {
+    pub(crate) fn is_empty(&self) -> bool {
+        self.added.is_empty() && self.existing.is_empty() && self.deleted.is_empty()
+    }
+}
+
+/// Encodes a data manifest for `snapshot_id`. `location` is the absolute location the manifest will
+/// be stored at; the returned [`ManifestFile`] entry points there.
 pub(crate) async fn encode_manifest(
     location: &str,
     snapshot_id: i64,
     sequence_number: i64,
     schema: Arc<Schema>,
     spec: PartitionSpec,
-    files: Vec<DataFile>,
+    contents: ManifestContents,
 ) -> Result<(ManifestFile, Bytes)> {
     let io = FileIO::new_with_memory();
     let scratch = format!("memory:///manifest-{}.avro", uuid::Uuid::new_v4());
     let out = io.new_output(&scratch)?;
     let mut writer = ManifestWriterBuilder::new(out, Some(snapshot_id), schema, spec).build_v2_data();
-    for f in files {
+    for f in contents.added {
         writer.add_file(f, sequence_number)?;
+    }
+    for e in contents.existing {
+        let seq = e.sequence_number.unwrap_or(sequence_number);
+        let file_seq = e.file_sequence_number.or(Some(seq));
+        writer.add_existing_file(e.data_file, e.snapshot_id.unwrap_or(snapshot_id), seq, file_seq)?;
+    }
+    for e in contents.deleted {
+        let seq = e.sequence_number.unwrap_or(sequence_number);
+        let file_seq = e.file_sequence_number.or(Some(seq));
+        writer.add_delete_file(e.data_file, seq, file_seq)?;
     }
     let mut entry = writer.write_manifest_file().await?;
     let bytes = io.new_input(&scratch)?.read().await?;
@@ -60,13 +86,29 @@ pub(crate) fn decode_manifest_list(bytes: &[u8]) -> Result<Vec<ManifestFile>> {
         .collect())
 }
 
-/// Decodes a manifest and returns its live data files (added or existing, not deleted).
-pub(crate) fn decode_manifest(bytes: &[u8]) -> Result<Vec<DataFile>> {
-    let manifest = Manifest::parse_avro(bytes)?;
-    Ok(manifest
-        .entries()
-        .iter()
+/// Decodes a manifest and returns its live entries (added or existing, not deleted), with the
+/// snapshot id and sequence numbers that entries leave null inherited from the manifest list's
+/// entry `file` (Iceberg spec, "Sequence Number Inheritance").
+pub(crate) fn decode_manifest(bytes: &[u8], file: &ManifestFile) -> Result<Vec<ManifestEntry>> {
+    let (entries, _) = Manifest::parse_avro(bytes)?.into_parts();
+    Ok(entries
+        .into_iter()
         .filter(|e| e.is_alive())
-        .map(|e| e.data_file().clone())
+        .map(|e| {
+            let mut e = Arc::unwrap_or_clone(e);
+            if e.snapshot_id.is_none() {
+                e.snapshot_id = Some(file.added_snapshot_id);
+            }
+            // Iceberg spec: null sequence numbers are inherited for ADDED entries (and for every
+            // entry of a manifest written in the initial sequence, 0).
+            let inherit = e.status == ManifestStatus::Added || file.sequence_number == 0;
+            if e.sequence_number.is_none() && inherit {
+                e.sequence_number = Some(file.sequence_number);
+            }
+            if e.file_sequence_number.is_none() && inherit {
+                e.file_sequence_number = Some(file.sequence_number);
+            }
+            e
+        })
         .collect())
 }

@@ -11,10 +11,10 @@ use datafusion::physical_expr::expressions::{CastExpr, TryCastExpr};
 use datafusion::physical_expr::projection::ProjectionExpr;
 use datafusion::physical_plan::projection::ProjectionExec;
 use datafusion::physical_plan::{DisplayAs, DisplayFormatType, ExecutionPlan};
-use futures::StreamExt;
 
 use crate::catalog::{self, TableIdent};
-use crate::commit::{AppendOptions, Appender};
+use crate::commit::append::Appender;
+use crate::commit::AppendOptions;
 use crate::query::provider::QueryEnv;
 
 /// Appends a statement's rows to a table.
@@ -90,22 +90,16 @@ impl DataSink for AppendSink {
 
     async fn write_all(
         &self,
-        mut data: SendableRecordBatchStream,
+        data: SendableRecordBatchStream,
         _context: &Arc<TaskContext>,
     ) -> datafusion::common::Result<u64> {
         let base = catalog::load(&self.env.storage, &self.ident).await?;
-        let mut appender = Appender::new(self.env.storage.clone(), base, AppendOptions::default())?;
-        while let Some(batch) = data.next().await {
-            let pushed = match batch {
-                Ok(b) => appender.push(b).await.map_err(Into::into),
-                Err(e) => Err(e),
-            };
-            if let Err(e) = pushed {
-                appender.abort().await;
-                return Err(e);
-            }
-        }
-        let report = appender.commit().await?;
-        Ok(report.rows)
+        let appender = Appender::new(
+            self.env.storage.clone(),
+            self.env.cache.clone(),
+            base,
+            AppendOptions::default(),
+        )?;
+        Ok(appender.append_all(data).await?.rows)
     }
 }

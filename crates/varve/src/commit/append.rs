@@ -1,0 +1,293 @@
+//! Appends: batches are aligned to the table's schema and buffered, sorted, encoded and uploaded
+//! as data files when the buffer fills, and committed at the end as one `append` transaction.
+//! The protocol (DESIGN.md, "Write path and commit") is the commit module's; this module only
+//! produces the files.
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use arrow::array::RecordBatch;
+use arrow::datatypes::SchemaRef;
+use bytes::Bytes;
+use futures::stream::{self, StreamExt, TryStreamExt};
+use iceberg::spec::{DataFile, Operation, Schema};
+use object_store::path::Path;
+
+use super::{Outcome, SchemaChange, Transaction};
+use crate::catalog::{LoadedTable, ManifestCache};
+use crate::error::{Error, Result};
+use crate::format::{schema, TableContract};
+use crate::storage::Storage;
+use crate::write::{align, encode, TimeOptions};
+
+/// Input buffered in memory before it is sorted, encoded and uploaded: bounds an append's memory
+/// (about twice this at peak) while keeping files large.
+const FLUSH_BYTES: usize = 128 * 1024 * 1024;
+/// Uploads in flight at once.
+const UPLOAD_CONCURRENCY: usize = 8;
+
+/// Options of an append.
+#[derive(Debug, Clone, Default)]
+pub struct AppendOptions {
+    /// Makes the append idempotent: an append with a batch id already committed to the table
+    /// writes nothing and reports `duplicate`.
+    pub batch_id: Option<String>,
+    /// A note kept in the snapshot summary and shown by `history`.
+    pub note: Option<String>,
+    /// How to read the time column.
+    pub time: TimeOptions,
+}
+
+/// What an append did.
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize)]
+pub struct AppendReport {
+    /// Rows committed.
+    pub rows: u64,
+    /// Data files written.
+    pub files: u64,
+    /// Bytes of data files written.
+    pub bytes: u64,
+    /// The new snapshot, or `None` when nothing was committed (no rows, or a duplicate batch).
+    pub snapshot_id: Option<i64>,
+    /// The batch id had been committed before; nothing was written.
+    pub duplicate: bool,
+    /// Columns added to the table's schema by this append.
+    pub added_columns: Vec<String>,
+    /// Time values whose sub-microsecond part was dropped.
+    pub truncated_times: u64,
+    /// Commit attempts (1 when no other writer interfered).
+    pub attempts: u32,
+    /// Wall-clock seconds, from the first batch to the commit.
+    pub seconds: f64,
+}
+
+/// An append in progress: batches are aligned and buffered, flushed to uploaded data files, and
+/// committed at the end. Dropping it without [`Appender::commit`] leaves unreferenced files that
+/// [`Appender::abort`] deletes.
+pub(crate) struct Appender {
+    storage: Storage,
+    cache: Arc<ManifestCache>,
+    base: LoadedTable,
+    contract: TableContract,
+    schema: Schema,
+    arrow_schema: SchemaRef,
+    added: Vec<String>,
+    opts: AppendOptions,
+    buffer: Vec<RecordBatch>,
+    buffered: usize,
+    rows_in: u64,
+    files: Vec<DataFile>,
+    uploaded: Vec<Path>,
+    report: AppendReport,
+    started: Instant,
+}
+
+impl Appender {
+    pub(crate) fn new(
+        storage: Storage,
+        cache: Arc<ManifestCache>,
+        base: LoadedTable,
+        opts: AppendOptions,
+    ) -> Result<Appender> {
+        let contract = base.contract()?;
+        let schema = base.metadata.current_schema().as_ref().clone();
+        let arrow_schema = schema::to_arrow(&schema)?;
+        Ok(Appender {
+            storage,
+            cache,
+            base,
+            contract,
+            schema,
+            arrow_schema,
+            added: vec![],
+            opts,
+            buffer: vec![],
+            buffered: 0,
+            rows_in: 0,
+            files: vec![],
+            uploaded: vec![],
+            report: AppendReport::default(),
+            started: Instant::now(),
+        })
+    }
+
+    /// Whether the batch id of this append is committed already.
+    pub(crate) fn is_duplicate(&self) -> bool {
+        self.opts
+            .batch_id
+            .as_deref()
+            .is_some_and(|b| super::has_batch(&self.base, b))
+    }
+
+    /// Row numbers in errors count from 1 again (a new input file).
+    pub(crate) fn start_input(&mut self) {
+        self.rows_in = 0;
+    }
+
+    /// Aligns one batch and buffers it; flushes when the buffer is full.
+    pub(crate) async fn push(&mut self, batch: RecordBatch) -> Result<()> {
+        let new = align::new_columns(&self.arrow_schema, &batch.schema())?;
+        if !new.is_empty() {
+            let last = self.base.metadata.last_column_id();
+            self.schema = schema::add_columns(&self.schema, last.max(self.schema.highest_field_id()), &new)?;
+            self.arrow_schema = schema::to_arrow(&self.schema)?;
+            self.added.extend(new.into_iter().map(|(n, _)| n));
+            // Earlier buffered batches get the new columns as nulls.
+            let old = std::mem::take(&mut self.buffer);
+            for b in old {
+                let (b, _) = align::align(&b, &self.arrow_schema, None, &TimeOptions::default(), 0)?;
+                self.buffer.push(b);
+            }
+        }
+        let time = self.contract.time_column.clone();
+        let (aligned, truncated) = align::align(
+            &batch,
+            &self.arrow_schema,
+            time.as_deref(),
+            &self.opts.time,
+            self.rows_in,
+        )?;
+        self.rows_in += batch.num_rows() as u64;
+        self.report.truncated_times += truncated;
+        self.buffered += aligned.get_array_memory_size();
+        self.buffer.push(aligned);
+        if self.buffered >= FLUSH_BYTES {
+            self.flush().await?;
+        }
+        Ok(())
+    }
+
+    /// Sorts, encodes and uploads what is buffered.
+    async fn flush(&mut self) -> Result<()> {
+        if self.buffer.is_empty() {
+            return Ok(());
+        }
+        let batches = std::mem::take(&mut self.buffer);
+        self.buffered = 0;
+        let runs = encode::sort_and_partition(&self.arrow_schema, &batches, &self.contract)?;
+        drop(batches);
+        let table_prefix = self.base.ident.prefix();
+        let encoded: Vec<(Path, Bytes, DataFile)> = runs
+            .iter()
+            .map(|run| {
+                let name = encode::data_file_name(&self.contract, run.partition);
+                let mut path = table_prefix.clone();
+                for part in name.split('/') {
+                    path = path.join(part);
+                }
+                let location = self.storage.location(&path);
+                let (bytes, file) = encode::encode(run, &self.contract, &location)?;
+                Ok((path, bytes, file))
+            })
+            .collect::<Result<_>>()?;
+        drop(runs);
+        let storage = self.storage.clone();
+        let uploads = encoded.into_iter().map(|(path, bytes, file)| {
+            let storage = storage.clone();
+            async move {
+                let n = bytes.len() as u64;
+                storage.put(&path, bytes).await?;
+                Ok::<_, Error>((path, file, n))
+            }
+        });
+        let done: Vec<_> = stream::iter(uploads)
+            .buffer_unordered(UPLOAD_CONCURRENCY)
+            .try_collect()
+            .await?;
+        for (path, file, n) in done {
+            self.report.rows += file.record_count();
+            self.report.files += 1;
+            self.report.bytes += n;
+            self.uploaded.push(path);
+            self.files.push(file);
+        }
+        Ok(())
+    }
+
+    /// Deletes the data files this append uploaded (after a failure).
+    pub(crate) async fn abort(self) {
+        for p in &self.uploaded {
+            let _ = object_store::ObjectStoreExt::delete(self.storage.store.as_ref(), p).await;
+        }
+    }
+
+    /// Flushes and commits. On failure, the uploaded files are deleted and the table is unchanged;
+    /// a duplicate batch deletes them too and reports `duplicate`.
+    pub(crate) async fn commit(mut self) -> Result<AppendReport> {
+        if self.is_duplicate() {
+            crate::catalog::repair_version_hint(&self.storage, &self.base).await;
+            self.abort().await;
+            return Ok(AppendReport {
+                duplicate: true,
+                ..Default::default()
+            });
+        }
+        if let Err(e) = self.flush().await {
+            self.abort().await;
+            return Err(e);
+        }
+        if self.files.is_empty() {
+            let mut r = self.report.clone();
+            r.seconds = self.started.elapsed().as_secs_f64();
+            return Ok(r);
+        }
+        let mut txn = Transaction::new(Operation::Append);
+        txn.added = std::mem::take(&mut self.files);
+        txn.uploaded = std::mem::take(&mut self.uploaded);
+        txn.batch_id = self.opts.batch_id.clone();
+        txn.note = self.opts.note.clone();
+        if self.added.is_empty() {
+            txn.written_schema = Some(self.schema.clone());
+        } else {
+            txn.schema_change = Some(SchemaChange {
+                base: self.base.metadata.current_schema().as_ref().clone(),
+                new: self.schema.clone(),
+            });
+        }
+        let outcome = super::commit(&self.storage, &self.cache, self.base.clone(), txn).await?;
+        let mut r = self.report.clone();
+        r.seconds = self.started.elapsed().as_secs_f64();
+        match outcome {
+            Outcome::Committed {
+                snapshot_id, attempts, ..
+            } => {
+                r.snapshot_id = snapshot_id;
+                r.added_columns = self.added.clone();
+                r.attempts = attempts;
+                Ok(r)
+            }
+            Outcome::Duplicate { attempts } => Ok(AppendReport {
+                duplicate: true,
+                attempts,
+                seconds: r.seconds,
+                ..Default::default()
+            }),
+        }
+    }
+
+    /// Pushes every batch of `batches` and commits; aborts (deleting what was uploaded) on the
+    /// first error. A duplicate batch id reads nothing.
+    pub(crate) async fn append_all<E>(
+        mut self,
+        batches: impl futures::Stream<Item = std::result::Result<RecordBatch, E>>,
+    ) -> Result<AppendReport>
+    where
+        Error: From<E>,
+    {
+        if self.is_duplicate() {
+            return self.commit().await;
+        }
+        let mut batches = std::pin::pin!(batches);
+        while let Some(b) = batches.next().await {
+            let pushed = match b {
+                Ok(b) => self.push(b).await,
+                Err(e) => Err(Error::from(e)),
+            };
+            if let Err(e) = pushed {
+                self.abort().await;
+                return Err(e);
+            }
+        }
+        self.commit().await
+    }
+}

@@ -1,0 +1,323 @@
+//! Commit: the one transaction every change of a table goes through.
+//!
+//! A [`Transaction`] names what a change does (Iceberg spec, "Snapshots" and "Commit Conflict
+//! Resolution and Retry"): data files added and removed, the operation kind, summary entries, a
+//! schema change, table properties set or removed, snapshots expired, and an idempotency token (the
+//! batch id). [`commit`] applies it to the newest metadata `v<N>`: it checks that the change still
+//! holds there (the rebase rules below), writes the new manifest and manifest list
+//! ([`snapshot`]), and writes `v<N+1>.metadata.json` with put-if-absent. Only that write makes the
+//! change visible. A writer that loses the race deletes the manifests it wrote, re-reads the
+//! winner's metadata and tries again on top of it; uploaded data files are reused. After the commit
+//! the post-commit hooks run (the version hint now).
+//!
+//! Rebase rules, checked on every attempt against the newest metadata:
+//! - a batch id already committed (kept in the bounded `varve.batch-ids` property, and in the
+//!   summaries of retained snapshots) makes the change a duplicate: nothing is committed;
+//! - every removed data file must still be live: otherwise another writer rewrote or deleted it
+//!   (a compaction, a delete, retention) and the change gives up with [`ErrorKind::Conflict`], so
+//!   that a rewrite never brings back rows another commit removed;
+//! - a change that adds columns commits only while the table's schema is the one it started from
+//!   (or already its own); a change without a schema change needs every column its files carry to
+//!   still exist.
+//!
+//! Added data files always rebase: an append never conflicts with another append or a compaction.
+//!
+//! This module does not decide what to write: `append` (in this module), `maintain` and the
+//! facade build transactions.
+
+pub(crate) mod append;
+mod snapshot;
+
+use std::collections::HashMap;
+use std::time::Duration;
+
+use bytes::Bytes;
+use iceberg::spec::{DataFile, Operation, Schema};
+use object_store::path::Path;
+use object_store::ObjectStoreExt;
+
+use crate::catalog::{self, LoadedTable, ManifestCache};
+use crate::error::{Error, ErrorKind, Result};
+use crate::format::schema;
+use crate::storage::Storage;
+
+pub use append::{AppendOptions, AppendReport};
+
+/// Snapshot summary key holding an append's batch id.
+pub(crate) const SUMMARY_BATCH_ID: &str = "varve.batch-id";
+/// Snapshot summary key holding a note (an append's, or what a maintenance run did).
+pub(crate) const SUMMARY_NOTE: &str = "varve.note";
+/// Table property holding the most recent batch ids (a JSON array, newest first), so that batch
+/// ids stay idempotent after the snapshots that committed them expire.
+pub(crate) const PROP_BATCH_IDS: &str = "varve.batch-ids";
+/// How many batch ids [`PROP_BATCH_IDS`] keeps: a retry of any of the last 1,000 batches is
+/// recognised, at about 40 KiB of metadata for UUID-sized ids.
+pub(crate) const MAX_BATCH_IDS: usize = 1000;
+
+/// How many times a commit is tried before a retryable [`ErrorKind::Conflict`] is returned. With
+/// jittered back-off up to [`MAX_BACKOFF`], this rides out dozens of writers on one table.
+const MAX_ATTEMPTS: u32 = 200;
+/// Longest pause between two commit attempts.
+const MAX_BACKOFF: Duration = Duration::from_millis(250);
+
+/// A schema change: the table's new current schema, and the schema the change was built on.
+#[derive(Debug, Clone)]
+pub(crate) struct SchemaChange {
+    pub(crate) base: Schema,
+    pub(crate) new: Schema,
+}
+
+/// One change of a table, committed by [`commit`].
+#[derive(Debug, Clone)]
+pub(crate) struct Transaction {
+    /// The snapshot's operation (Iceberg spec, "Snapshots": append, replace, overwrite, delete).
+    pub(crate) operation: Operation,
+    /// New data files, uploaded already.
+    pub(crate) added: Vec<DataFile>,
+    /// Live data files the change removes (matched by location).
+    pub(crate) removed: Vec<DataFile>,
+    /// The schema the added files were written with (checked against the newest schema).
+    pub(crate) written_schema: Option<Schema>,
+    /// A new current schema.
+    pub(crate) schema_change: Option<SchemaChange>,
+    /// Table properties to set.
+    pub(crate) set_properties: HashMap<String, String>,
+    /// Table properties to remove.
+    pub(crate) unset_properties: Vec<String>,
+    /// Snapshots to remove from the metadata (expiry); ids no longer present are ignored.
+    pub(crate) expire_snapshots: Vec<i64>,
+    /// Idempotency token: a change with a batch id already committed is a duplicate.
+    pub(crate) batch_id: Option<String>,
+    /// A note kept in the snapshot summary and shown by `history`.
+    pub(crate) note: Option<String>,
+    /// Objects this change uploaded (data files): deleted when it fails or is a duplicate.
+    pub(crate) uploaded: Vec<Path>,
+}
+
+impl Transaction {
+    /// An empty change of `operation`.
+    pub(crate) fn new(operation: Operation) -> Self {
+        Transaction {
+            operation,
+            added: vec![],
+            removed: vec![],
+            written_schema: None,
+            schema_change: None,
+            set_properties: HashMap::new(),
+            unset_properties: vec![],
+            expire_snapshots: vec![],
+            batch_id: None,
+            note: None,
+            uploaded: vec![],
+        }
+    }
+
+    /// Whether the change makes a new snapshot (it adds or removes data files).
+    pub(crate) fn makes_snapshot(&self) -> bool {
+        !self.added.is_empty() || !self.removed.is_empty()
+    }
+}
+
+/// How a commit ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Outcome {
+    /// The change is `v<version>`; `snapshot_id` is its new snapshot, if it made one.
+    Committed {
+        version: u64,
+        snapshot_id: Option<i64>,
+        attempts: u32,
+    },
+    /// The batch id was committed before (maybe by another writer meanwhile): nothing was written.
+    Duplicate { attempts: u32 },
+}
+
+/// Commits `txn` on top of the newest metadata, starting from `base` (a recent load of the table).
+/// On any failure the objects the transaction uploaded are deleted, unless the outcome is unknown
+/// (the store failed after it may have taken the write): then they are kept, since the commit may
+/// have happened, and orphan cleanup removes them if it did not.
+///
+/// Errors: [`ErrorKind::Conflict`] when the change no longer holds on the newest metadata (see the
+/// module docs) or other writers won [`MAX_ATTEMPTS`] times; [`ErrorKind::Corruption`] when the
+/// newest snapshot's manifest list or manifests are missing; storage errors.
+pub(crate) async fn commit(
+    storage: &Storage,
+    cache: &ManifestCache,
+    base: LoadedTable,
+    mut txn: Transaction,
+) -> Result<Outcome> {
+    let result = commit_inner(storage, cache, base, &mut txn).await;
+    if result.is_err() || matches!(result, Ok(Outcome::Duplicate { .. })) {
+        delete_all(storage, &txn.uploaded).await;
+    }
+    result
+}
+
+async fn commit_inner(
+    storage: &Storage,
+    cache: &ManifestCache,
+    base: LoadedTable,
+    txn: &mut Transaction,
+) -> Result<Outcome> {
+    let ident = base.ident.clone();
+    let mut latest = base;
+    let mut attempted: Vec<(u64, Bytes)> = Vec::new();
+    let mut attempt = 0u32;
+    loop {
+        attempt += 1;
+        catalog::repair_version_hint(storage, &latest).await;
+        if let Some(b) = txn.batch_id.as_deref() {
+            if has_batch(&latest, b) {
+                return Ok(Outcome::Duplicate { attempts: attempt });
+            }
+        }
+        check_rebase(storage, cache, &latest, txn).await?;
+        let prepared = snapshot::prepare(storage, cache, &latest, txn).await?;
+        let next = latest.version + 1;
+        let json = Bytes::from(serde_json::to_vec_pretty(&prepared.metadata)?);
+        let outcome = storage.put_if_absent(&ident.metadata_file(next), json.clone()).await;
+        attempted.push((next, json));
+        // `Ok(false)` may be our own write seen by a retried request, and an error may come after
+        // the store took the write: only the table's metadata tells whether we committed.
+        let committed = match outcome {
+            Ok(true) => Some(next),
+            Ok(false) | Err(_) => match catalog::load(storage, &ident).await {
+                Ok(t) => {
+                    let ours = is_ours(storage, &t, prepared.snapshot_id, &attempted).await;
+                    latest = t;
+                    match ours {
+                        Some(v) => Some(v),
+                        None => {
+                            delete_all(storage, &prepared.written).await;
+                            outcome?;
+                            None
+                        }
+                    }
+                }
+                Err(e) => {
+                    // Unknown outcome: keep every object (it may be committed).
+                    txn.uploaded.clear();
+                    return Err(outcome.err().unwrap_or(e));
+                }
+            },
+        };
+        if let Some(version) = committed {
+            txn.uploaded.clear();
+            catalog::write_version_hint_forward(storage, &ident, version).await;
+            return Ok(Outcome::Committed {
+                version,
+                snapshot_id: prepared.snapshot_id,
+                attempts: attempt,
+            });
+        }
+        if attempt >= MAX_ATTEMPTS {
+            return Err(Error::new(
+                ErrorKind::Conflict,
+                format!("table {ident}: gave up after {attempt} commit attempts lost to other writers; retry"),
+            ));
+        }
+        // `latest` is the winner's metadata, loaded above.
+        tokio::time::sleep(backoff(attempt)).await;
+    }
+}
+
+/// Whether a lost-looking put was in fact ours: the snapshot we made is in the newest metadata, or
+/// (for a change without a snapshot) one of the versions we tried holds exactly the bytes we wrote.
+async fn is_ours(
+    storage: &Storage,
+    newest: &LoadedTable,
+    snapshot_id: Option<i64>,
+    attempted: &[(u64, Bytes)],
+) -> Option<u64> {
+    if let Some(id) = snapshot_id {
+        return newest.metadata.snapshot_by_id(id).is_some().then_some(newest.version);
+    }
+    for (v, json) in attempted {
+        if let Ok(Some(stored)) = storage.get_opt(&newest.ident.metadata_file(*v)).await {
+            if stored == *json {
+                return Some(newest.version);
+            }
+        }
+    }
+    None
+}
+
+/// Checks the rebase rules (module docs) of `txn` against `latest`.
+async fn check_rebase(storage: &Storage, cache: &ManifestCache, latest: &LoadedTable, txn: &Transaction) -> Result<()> {
+    let ident = &latest.ident;
+    if !txn.removed.is_empty() {
+        let live = catalog::data_files(storage, cache, &latest.metadata, latest.metadata.current_snapshot_id()).await?;
+        let live: std::collections::HashSet<&str> = live.iter().map(|f| f.file_path()).collect();
+        if let Some(gone) = txn.removed.iter().find(|f| !live.contains(f.file_path())) {
+            return Err(Error::new(
+                ErrorKind::Conflict,
+                format!(
+                    "table {ident}: another commit removed {} while this {} ran; run it again",
+                    gone.file_path(),
+                    txn.operation.as_str()
+                ),
+            ));
+        }
+    }
+    let current = latest.metadata.current_schema();
+    match &txn.schema_change {
+        Some(change) => {
+            if !schema::same_columns(current, &change.base) && !schema::same_columns(current, &change.new) {
+                return Err(Error::new(
+                    ErrorKind::Conflict,
+                    format!("table {ident}: another writer changed the schema meanwhile; retry"),
+                ));
+            }
+        }
+        None => {
+            // Our files carry only these columns; a newer schema simply reads them as nulls.
+            if let Some(written) = &txn.written_schema {
+                if written
+                    .as_struct()
+                    .fields()
+                    .iter()
+                    .any(|f| current.field_by_id(f.id).is_none())
+                {
+                    return Err(Error::new(
+                        ErrorKind::Conflict,
+                        format!("table {ident}: the schema changed during the append; retry"),
+                    ));
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Whether `batch_id` is committed to the table: in the bounded [`PROP_BATCH_IDS`] list, or in a
+/// retained snapshot's summary (tables written before the list existed).
+pub(crate) fn has_batch(t: &LoadedTable, batch_id: &str) -> bool {
+    batch_ids(t.metadata.properties()).iter().any(|b| b == batch_id)
+        || t.metadata.snapshots().any(|s| {
+            s.summary()
+                .additional_properties
+                .get(SUMMARY_BATCH_ID)
+                .map(String::as_str)
+                == Some(batch_id)
+        })
+}
+
+/// The batch ids kept in the table properties, newest first.
+pub(crate) fn batch_ids(props: &HashMap<String, String>) -> Vec<String> {
+    props
+        .get(PROP_BATCH_IDS)
+        .and_then(|v| serde_json::from_str(v).ok())
+        .unwrap_or_default()
+}
+
+async fn delete_all(storage: &Storage, paths: &[Path]) {
+    for p in paths {
+        let _ = storage.store.delete(p).await;
+    }
+}
+
+fn backoff(attempt: u32) -> Duration {
+    let cap = MAX_BACKOFF.as_millis() as u64;
+    let base = (5u64 << attempt.min(6)).min(cap);
+    let jitter = (uuid::Uuid::new_v4().as_u128() % (base as u128 + 1)) as u64;
+    Duration::from_millis(base / 2 + jitter / 2 + 1)
+}

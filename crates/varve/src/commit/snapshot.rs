@@ -1,0 +1,219 @@
+//! Producing the next table metadata for a [`Transaction`] on top of a base version: the new
+//! manifest and manifest list (written to storage here), the snapshot and its summary (Iceberg
+//! spec, "Snapshots", "Snapshot Summary"), and the metadata changes (schema, properties, expired
+//! snapshots). Nothing here is visible until `commit` writes the metadata file.
+//!
+//! Manifests (Iceberg spec, "Manifests"): an append that removes nothing adds one manifest of its
+//! files in front of the parent's (a fast append) while the table has fewer than
+//! [`MANIFEST_MERGE_COUNT`] manifests; otherwise, and for every change that removes files, the
+//! parent's manifests are merged into one new manifest holding the added files (`ADDED`), the
+//! files carried over (`EXISTING`, with their sequence numbers) and the removed files (`DELETED`).
+//! So planning reads a bounded number of manifests however many commits a table has had.
+
+use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
+
+use iceberg::spec::{
+    Snapshot, SnapshotReference, SnapshotRetention, Summary, TableMetadata, TableMetadataBuilder, MAIN_BRANCH,
+};
+use object_store::path::Path;
+
+use super::{batch_ids, Transaction, MAX_BATCH_IDS, PROP_BATCH_IDS, SUMMARY_BATCH_ID, SUMMARY_NOTE};
+use crate::catalog::{self, LoadedTable, ManifestCache};
+use crate::error::{Error, Result};
+use crate::format::manifest::{self, ManifestContents};
+use crate::format::schema;
+use crate::storage::Storage;
+
+/// A fast append adds a manifest while the parent has fewer than this many; at this count the next
+/// commit merges them into one. Planning a scan reads at most this many manifests (plus the list),
+/// in parallel; merging rewrites every live entry once per this many appends.
+pub(crate) const MANIFEST_MERGE_COUNT: usize = 16;
+
+/// The next metadata of a table, ready to be written as `v<N+1>.metadata.json`.
+pub(crate) struct Prepared {
+    pub(crate) metadata: TableMetadata,
+    /// The new snapshot, when the change made one.
+    pub(crate) snapshot_id: Option<i64>,
+    /// Manifests and the manifest list written for this attempt (deleted when it loses).
+    pub(crate) written: Vec<Path>,
+}
+
+/// Builds the next metadata of `latest` with `txn` applied, writing its manifests.
+pub(crate) async fn prepare(
+    storage: &Storage,
+    cache: &ManifestCache,
+    latest: &LoadedTable,
+    txn: &Transaction,
+) -> Result<Prepared> {
+    let md = &latest.metadata;
+    let prev_location = storage.location(&latest.ident.metadata_file(latest.version));
+    let mut b = TableMetadataBuilder::new_from_metadata(md.as_ref().clone(), Some(prev_location));
+    let mut written = Vec::new();
+    let mut snapshot_id = None;
+
+    let schema = match &txn.schema_change {
+        Some(change) => {
+            let id = md
+                .schemas_iter()
+                .find(|x| schema::same_columns(x, &change.new))
+                .map(|x| x.schema_id())
+                .unwrap_or_else(|| md.schemas_iter().map(|x| x.schema_id()).max().unwrap_or(0) + 1);
+            let s = schema::with_schema_id(&change.new, id)?;
+            if !schema::same_columns(md.current_schema(), &s) {
+                b = b.add_current_schema(s.clone())?;
+            }
+            Arc::new(s)
+        }
+        None => md.current_schema().clone(),
+    };
+
+    let mut props = txn.set_properties.clone();
+    if let Some(batch) = &txn.batch_id {
+        let mut ids = batch_ids(md.properties());
+        ids.retain(|b| b != batch);
+        ids.insert(0, batch.clone());
+        ids.truncate(MAX_BATCH_IDS);
+        props.insert(PROP_BATCH_IDS.to_string(), serde_json::to_string(&ids)?);
+    }
+    if !props.is_empty() {
+        b = b.set_properties(props)?;
+    }
+    if !txn.unset_properties.is_empty() {
+        b = b.remove_properties(&txn.unset_properties)?;
+    }
+
+    if txn.makes_snapshot() {
+        let id = new_snapshot_id();
+        let sequence_number = md.last_sequence_number() + 1;
+        let parent = md.current_snapshot();
+        let meta_dir = latest.ident.metadata_dir();
+        let tag = uuid::Uuid::new_v4();
+        let parent_manifests = match parent {
+            Some(p) => catalog::manifest_list(storage, p).await?,
+            None => vec![],
+        };
+        let merge = !txn.removed.is_empty() || parent_manifests.len() + 1 > MANIFEST_MERGE_COUNT;
+        let mut contents = ManifestContents {
+            added: txn.added.clone(),
+            ..Default::default()
+        };
+        let mut manifests = Vec::new();
+        if merge {
+            let removed: HashSet<&str> = txn.removed.iter().map(|f| f.file_path()).collect();
+            let live = catalog::live_entries(storage, cache, md, md.current_snapshot_id()).await?;
+            for e in live {
+                if removed.contains(e.data_file.file_path()) {
+                    contents.deleted.push(e);
+                } else {
+                    contents.existing.push(e);
+                }
+            }
+        } else {
+            manifests.extend(parent_manifests);
+        }
+        if !contents.is_empty() {
+            let manifest_path = meta_dir.clone().join(format!("{tag}-m0.avro"));
+            let (entry, bytes) = manifest::encode_manifest(
+                &storage.location(&manifest_path),
+                id,
+                sequence_number,
+                schema.clone(),
+                md.default_partition_spec().as_ref().clone(),
+                contents,
+            )
+            .await?;
+            storage.put(&manifest_path, bytes).await?;
+            written.push(manifest_path);
+            manifests.insert(0, entry);
+        }
+        let list_bytes =
+            manifest::encode_manifest_list(id, parent.map(|p| p.snapshot_id()), sequence_number, manifests).await?;
+        let list_path = meta_dir.clone().join(format!("snap-{id}-1-{tag}.avro"));
+        storage.put(&list_path, list_bytes).await?;
+        written.push(list_path.clone());
+
+        let snapshot = Snapshot::builder()
+            .with_snapshot_id(id)
+            .with_parent_snapshot_id(parent.map(|p| p.snapshot_id()))
+            .with_sequence_number(sequence_number)
+            .with_timestamp_ms(chrono::Utc::now().timestamp_millis().max(md.last_updated_ms() + 1))
+            .with_manifest_list(storage.location(&list_path))
+            .with_summary(Summary {
+                operation: txn.operation.clone(),
+                additional_properties: summary(parent.map(|p| &p.summary().additional_properties), txn),
+            })
+            .with_schema_id(schema.schema_id())
+            .build();
+        b = b.add_snapshot(snapshot)?.set_ref(
+            MAIN_BRANCH,
+            SnapshotReference::new(id, SnapshotRetention::branch(None, None, None)),
+        )?;
+        snapshot_id = Some(id);
+    }
+    if !txn.expire_snapshots.is_empty() {
+        let current = md.current_snapshot_id();
+        if txn.expire_snapshots.iter().any(|id| Some(*id) == current) {
+            return Err(Error::internal("expiry must keep the current snapshot"));
+        }
+        b = b.remove_snapshots(&txn.expire_snapshots);
+    }
+    let built = b.build()?;
+    Ok(Prepared {
+        metadata: built.metadata,
+        snapshot_id,
+        written,
+    })
+}
+
+/// The snapshot summary (Iceberg spec, "Snapshot Summary"): what this change added and removed,
+/// and the table's totals after it, from the parent's totals.
+fn summary(parent: Option<&HashMap<String, String>>, txn: &Transaction) -> HashMap<String, String> {
+    let prev = |k: &str| -> u64 { parent.and_then(|p| p.get(k)).and_then(|v| v.parse().ok()).unwrap_or(0) };
+    let added_files = txn.added.len() as u64;
+    let added_rows: u64 = txn.added.iter().map(|f| f.record_count()).sum();
+    let added_bytes: u64 = txn.added.iter().map(|f| f.file_size_in_bytes()).sum();
+    let removed_files = txn.removed.len() as u64;
+    let removed_rows: u64 = txn.removed.iter().map(|f| f.record_count()).sum();
+    let removed_bytes: u64 = txn.removed.iter().map(|f| f.file_size_in_bytes()).sum();
+    let total = |k: &str, add: u64, sub: u64| (prev(k) + add).saturating_sub(sub).to_string();
+    let mut p = HashMap::new();
+    if added_files > 0 {
+        p.insert("added-data-files".to_string(), added_files.to_string());
+        p.insert("added-records".to_string(), added_rows.to_string());
+        p.insert("added-files-size".to_string(), added_bytes.to_string());
+    }
+    if removed_files > 0 {
+        p.insert("deleted-data-files".to_string(), removed_files.to_string());
+        p.insert("deleted-records".to_string(), removed_rows.to_string());
+        p.insert("removed-files-size".to_string(), removed_bytes.to_string());
+    }
+    p.insert(
+        "total-data-files".to_string(),
+        total("total-data-files", added_files, removed_files),
+    );
+    p.insert(
+        "total-records".to_string(),
+        total("total-records", added_rows, removed_rows),
+    );
+    p.insert(
+        "total-files-size".to_string(),
+        total("total-files-size", added_bytes, removed_bytes),
+    );
+    p.insert("total-delete-files".to_string(), "0".to_string());
+    p.insert("total-position-deletes".to_string(), "0".to_string());
+    p.insert("total-equality-deletes".to_string(), "0".to_string());
+    if let Some(b) = &txn.batch_id {
+        p.insert(SUMMARY_BATCH_ID.to_string(), b.clone());
+    }
+    if let Some(n) = &txn.note {
+        p.insert(SUMMARY_NOTE.to_string(), n.clone());
+    }
+    p
+}
+
+/// A random positive snapshot id (Iceberg spec: snapshot ids are unique longs).
+fn new_snapshot_id() -> i64 {
+    let u = uuid::Uuid::new_v4().as_u128();
+    ((u >> 64) as i64 ^ (u as i64)) & i64::MAX
+}
