@@ -35,6 +35,7 @@ fn import_args(table: &str, file: PathBuf) -> ImportArgs {
         batch_id: None,
         note: None,
         quiet: false,
+        no_maintain: false,
     }
 }
 

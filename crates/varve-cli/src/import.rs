@@ -94,6 +94,10 @@ pub(crate) struct ImportArgs {
     /// Do not print the summary line.
     #[arg(long, short = 'q')]
     pub(crate) quiet: bool,
+    /// Do not compact the partitions this import wrote to, even when they hold more than
+    /// varve.compact-min-files small files.
+    #[arg(long)]
+    pub(crate) no_maintain: bool,
 }
 
 fn detect_format(path: &Path, given: Option<InputFormat>) -> Result<InputFormat> {
@@ -551,6 +555,7 @@ async fn append_files(
         batch_id: args.batch_id.clone(),
         note: args.note.clone(),
         time,
+        no_maintain: args.no_maintain,
     };
     let mut appender = lake.appender(&args.table, opts).await?;
     if appender.is_duplicate() {

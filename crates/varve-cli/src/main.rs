@@ -5,6 +5,7 @@
 
 mod demo;
 mod import;
+mod maintain;
 mod output;
 
 use std::collections::HashMap;
@@ -51,7 +52,16 @@ enum Command {
     Info {
         /// The table, as namespace.table or table.
         table: String,
+        /// Print the size and shape as one JSON object (rows, live_files, delete_files, bytes,
+        /// manifests, snapshots, partitions, min_time, max_time, series, properties).
+        #[arg(long)]
+        json: bool,
     },
+    /// Maintain tables: drop data past retention, merge small files, expire old snapshots, delete
+    /// unreferenced files.
+    Maintain(maintain::MaintainArgs),
+    /// Set or remove table properties (varve.retention, varve.target-file-size, ...).
+    Alter(maintain::AlterArgs),
     /// Print the newest row of every series of a table.
     Latest {
         /// The table.
@@ -234,7 +244,9 @@ async fn run(cli: Cli) -> varve::Result<()> {
             }
             Ok(())
         }
-        Command::Info { table } => output::print_info(&lake, &table).await,
+        Command::Info { table, json } => output::print_info(&lake, &table, json).await,
+        Command::Maintain(args) => maintain::run(&lake, args).await,
+        Command::Alter(args) => maintain::alter(&lake, args).await,
         Command::Latest { table, format } => {
             let r = lake.latest(&table).await?;
             output::write_result(&r, format, None)

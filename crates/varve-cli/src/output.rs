@@ -132,9 +132,14 @@ fn time_text(us: Option<i64>) -> String {
 }
 
 /// Prints `varve info`.
-pub(crate) async fn print_info(lake: &Lake, table: &str) -> Result<()> {
+pub(crate) async fn print_info(lake: &Lake, table: &str, json: bool) -> Result<()> {
     let d = lake.describe(table).await?;
     let i = lake.info(table).await?;
+    if json {
+        let text = serde_json::to_string_pretty(&i).map_err(|e| varve::Error::internal(e.to_string()))?;
+        println!("{text}");
+        return Ok(());
+    }
     println!("table        {}", d.ident);
     println!("location     {}", d.location);
     match &d.contract.time_column {
@@ -153,8 +158,9 @@ pub(crate) async fn print_info(lake: &Lake, table: &str) -> Result<()> {
         None => println!("kind         plain table (no time column)"),
     }
     println!("rows         {}", i.rows);
-    println!("data files   {}", i.data_files);
+    println!("data files   {}", i.live_files);
     println!("bytes        {} ({})", i.bytes, human_bytes(i.bytes));
+    println!("manifests    {}", i.manifests);
     println!("snapshots    {}", i.snapshots);
     println!("partitions   {}", i.partitions);
     println!(

@@ -158,7 +158,8 @@ impl NativeLake {
     }
 
     /// Appends an Arrow stream; returns the report as a dict.
-    #[pyo3(signature = (name, data, batch_id=None, note=None, timezone=None))]
+    #[pyo3(signature = (name, data, batch_id=None, note=None, timezone=None, maintain=true))]
+    #[allow(clippy::too_many_arguments)]
     fn append<'py>(
         &self,
         py: Python<'py>,
@@ -167,6 +168,7 @@ impl NativeLake {
         batch_id: Option<String>,
         note: Option<String>,
         timezone: Option<String>,
+        maintain: bool,
     ) -> PyResult<Bound<'py, PyAny>> {
         let reader = ArrowArrayStreamReader::from_pyarrow_bound(data)?;
         let opts = AppendOptions {
@@ -176,6 +178,7 @@ impl NativeLake {
                 timezone,
                 ..Default::default()
             },
+            no_maintain: !maintain,
         };
         let report = self.run(py, move |lake| async move {
             let mut appender = lake.appender(&name, opts).await?;
@@ -256,6 +259,54 @@ impl NativeLake {
     fn info<'py>(&self, py: Python<'py>, name: String) -> PyResult<Bound<'py, PyAny>> {
         let info = self.run(py, move |lake| async move { lake.info(&name).await })?;
         to_py_value(py, &info)
+    }
+
+    /// Runs maintenance; returns the report as a dict.
+    #[pyo3(signature = (name, compact=true, retention=true, expire=true, orphans=true, dry_run=false, orphan_age=None, snapshot_retention=None))]
+    #[allow(clippy::too_many_arguments)]
+    fn maintain<'py>(
+        &self,
+        py: Python<'py>,
+        name: String,
+        compact: bool,
+        retention: bool,
+        expire: bool,
+        orphans: bool,
+        dry_run: bool,
+        orphan_age: Option<String>,
+        snapshot_retention: Option<String>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let duration = |v: Option<String>, what: &str| -> PyResult<Option<Duration>> {
+            v.map(|v| varve::parse_duration(&v).map_err(|e| invalid(format!("{what}={v:?}: {}", e.message()))))
+                .transpose()
+        };
+        let opts = varve::MaintainOptions {
+            compact,
+            retention,
+            expire,
+            orphans,
+            dry_run,
+            orphan_age: duration(orphan_age, "orphan_age")?.unwrap_or(varve::DEFAULT_ORPHAN_AGE),
+            snapshot_retention: duration(snapshot_retention, "snapshot_retention")?,
+            progress: None,
+        };
+        let report = self.run(py, move |lake| async move { lake.maintain(&name, &opts).await })?;
+        to_py_value(py, &report)
+    }
+
+    /// Sets and removes table properties.
+    #[pyo3(signature = (name, set, unset))]
+    fn set_properties(
+        &self,
+        py: Python<'_>,
+        name: String,
+        set: std::collections::HashMap<String, String>,
+        unset: Vec<String>,
+    ) -> PyResult<()> {
+        self.run(
+            py,
+            move |lake| async move { lake.set_properties(&name, &set, &unset).await },
+        )
     }
 
     fn history<'py>(&self, py: Python<'py>, name: String) -> PyResult<Bound<'py, PyAny>> {

@@ -11,9 +11,11 @@ use object_store::ObjectStore;
 
 use crate::catalog::{self, ManifestCache, TableIdent};
 use crate::commit::append::Appender;
-use crate::commit::{AppendOptions, AppendReport, SUMMARY_BATCH_ID, SUMMARY_NOTE};
+use crate::commit::{self, AppendOptions, AppendReport, Transaction, SUMMARY_BATCH_ID, SUMMARY_NOTE};
 use crate::error::{Error, Result};
+use crate::format::properties;
 use crate::format::{schema, TableContract};
+use crate::maintain::{self, MaintainOptions, MaintainReport};
 use crate::query::session::{self, QueryOptions};
 use crate::storage::{Storage, StorageKind};
 
@@ -51,9 +53,13 @@ pub struct TableInfo {
     /// Rows in the current snapshot.
     pub rows: u64,
     /// Live data files.
-    pub data_files: u64,
+    pub live_files: u64,
+    /// Live delete files (Iceberg position or equality deletes).
+    pub delete_files: u64,
     /// Bytes of live data files.
     pub bytes: u64,
+    /// Manifests a scan of the current snapshot reads.
+    pub manifests: u64,
     /// Snapshots kept in the metadata.
     pub snapshots: u64,
     /// Distinct partitions holding data.
@@ -62,10 +68,16 @@ pub struct TableInfo {
     pub min_time_us: Option<i64>,
     /// Newest time in the table (µs since the epoch, UTC).
     pub max_time_us: Option<i64>,
+    /// Oldest time as RFC 3339 text in UTC (`2024-05-01T00:00:00Z`).
+    pub min_time: Option<String>,
+    /// Newest time as RFC 3339 text in UTC.
+    pub max_time: Option<String>,
     /// Distinct series (distinct values of the series key); `None` for tables without one.
     pub series: Option<u64>,
     /// The current snapshot.
     pub snapshot_id: Option<i64>,
+    /// The table's properties (the contract, maintenance settings, other engines' own).
+    pub properties: std::collections::BTreeMap<String, String>,
 }
 
 /// One snapshot in a table's history.
@@ -154,7 +166,9 @@ impl TableAppender {
         let Some(a) = self.inner.take() else {
             return Err(Error::invalid("the append was aborted"));
         };
-        a.commit().await
+        let target = a.target();
+        let report = a.commit().await?;
+        Ok(maintain::maintain_after(target, report).await)
     }
 
     /// Abandons the append and deletes the files it uploaded.
@@ -273,10 +287,12 @@ impl Lake {
     /// [`crate::ErrorKind::SchemaMismatch`] naming column and row (nothing is written then);
     /// [`crate::ErrorKind::Conflict`] (retryable) when other writers won every commit attempt.
     pub async fn append(&self, name: &str, batches: Vec<RecordBatch>, opts: AppendOptions) -> Result<AppendReport> {
-        let appender = self.new_appender(name, opts).await?;
-        appender
-            .append_all(futures::stream::iter(batches.into_iter().map(Ok::<_, Error>)))
-            .await
+        self.append_stream(
+            name,
+            futures::stream::iter(batches.into_iter().map(Ok::<_, Error>)),
+            opts,
+        )
+        .await
     }
 
     /// Appends a stream of batches to a table in one snapshot: batches are encoded and uploaded as
@@ -293,7 +309,43 @@ impl Lake {
     where
         Error: From<E>,
     {
-        self.new_appender(name, opts).await?.append_all(batches).await
+        let appender = self.new_appender(name, opts).await?;
+        let target = appender.target();
+        let report = appender.append_all(batches).await?;
+        Ok(maintain::maintain_after(target, report).await)
+    }
+
+    /// Runs maintenance on a table: retention, compaction, snapshot expiry and orphan cleanup,
+    /// each unless `opts` turns it off (see `docs/operations.md`).
+    ///
+    /// Errors: [`crate::ErrorKind::NotFound`]; [`crate::ErrorKind::InvalidInput`] for a bad
+    /// `varve.*` property; storage and corruption errors. A part that loses against another writer
+    /// is not an error: it is listed in [`MaintainReport::skipped`] for the next run.
+    pub async fn maintain(&self, name: &str, opts: &MaintainOptions) -> Result<MaintainReport> {
+        let ident = TableIdent::parse(name)?;
+        maintain::maintain(&self.storage, &self.cache, &ident, opts).await
+    }
+
+    /// Sets and removes table properties (one commit). `varve.*` properties are checked: unknown
+    /// names, bad values and creation-only properties (`varve.time-column`, `varve.series-key`,
+    /// `varve.partition`, `varve.dedup`) are refused; other properties are stored for other
+    /// engines as given.
+    ///
+    /// Errors: [`crate::ErrorKind::InvalidInput`] naming the property; [`crate::ErrorKind::NotFound`].
+    pub async fn set_properties(&self, name: &str, set: &HashMap<String, String>, unset: &[String]) -> Result<()> {
+        let ident = TableIdent::parse(name)?;
+        for (k, v) in set {
+            properties::validate_alter(k, Some(v))?;
+        }
+        for k in unset {
+            properties::validate_alter(k, None)?;
+        }
+        let base = catalog::load(&self.storage, &ident).await?;
+        let mut txn = Transaction::new(iceberg::spec::Operation::Append);
+        txn.set_properties = set.clone();
+        txn.unset_properties = unset.to_vec();
+        commit::commit(&self.storage, &self.cache, base, txn).await?;
+        Ok(())
     }
 
     async fn new_appender(&self, name: &str, opts: AppendOptions) -> Result<Appender> {
@@ -428,17 +480,35 @@ impl Lake {
                     .map(|a| a.value(0) as u64)
             })
         };
+        let manifests = match md.current_snapshot() {
+            Some(s) => catalog::manifest_list(&self.storage, s).await?.len() as u64,
+            None => 0,
+        };
+        let text = |us: Option<i64>| {
+            us.and_then(chrono::DateTime::from_timestamp_micros)
+                .map(|d| d.to_rfc3339_opts(chrono::SecondsFormat::AutoSi, true))
+        };
         Ok(TableInfo {
             table: ident.to_string(),
             rows: files.iter().map(|f| f.record_count()).sum(),
-            data_files: files.len() as u64,
+            live_files: files.len() as u64,
+            delete_files: 0,
             bytes: files.iter().map(|f| f.file_size_in_bytes()).sum(),
+            manifests,
             snapshots: md.snapshots().count() as u64,
             partitions: partitions.len() as u64,
             min_time_us: min_t,
             max_time_us: max_t,
+            min_time: text(min_t),
+            max_time: text(max_t),
             series,
             snapshot_id: md.current_snapshot_id(),
+            properties: md
+                .properties()
+                .iter()
+                .filter(|(k, _)| k.as_str() != properties::PROP_BATCH_IDS)
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect(),
         })
     }
 

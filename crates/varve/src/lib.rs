@@ -45,7 +45,8 @@
 //! | `format` | Iceberg metadata (schemas, manifests), the table contract in table properties |
 //! | `catalog` | tables in the lake's storage: create, drop, list, load, data files of a snapshot |
 //! | `write` | aligning and validating batches, time parsing, sorting, partitioning, Parquet |
-//! | `commit` | snapshots, put-if-absent commits, retries, idempotent batches |
+//! | `commit` | the one transaction every change goes through: added/removed files, operation, summary, schema and property changes, expiry, batch ids; put-if-absent with rebase and retry; the version hint |
+//! | `maintain` | compaction, retention, snapshot expiry, orphan cleanup |
 //! | `query` | the DataFusion catalog, table provider, pruning, INSERT, functions, time travel |
 //! | `lake` | the facade, [`Lake`] |
 //!
@@ -59,15 +60,18 @@ mod commit;
 mod error;
 mod format;
 mod lake;
+mod maintain;
 mod query;
 mod storage;
 mod write;
 
 pub use catalog::{TableIdent, DEFAULT_NAMESPACE};
-pub use commit::{AppendOptions, AppendReport};
+pub use commit::{AppendOptions, AppendReport, InlineMaintenance};
 pub use error::{Error, ErrorKind, Result};
+pub use format::properties::{parse_bytes, parse_duration};
 pub use format::{Partitioning, TableContract};
 pub use lake::{Lake, QueryResult, SnapshotInfo, TableAppender, TableDescription, TableInfo};
+pub use maintain::{MaintainOptions, MaintainProgress, MaintainReport, ProgressFn, DEFAULT_ORPHAN_AGE};
 pub use query::session::QueryOptions;
 pub use storage::{default_lake_url, StorageKind, DEFAULT_LAKE, LAKE_ENV};
 pub use write::time::parse_time_unit;

@@ -185,6 +185,7 @@ class Table:
         batch_id: Optional[str] = None,
         note: Optional[str] = None,
         timezone: Optional[str] = None,
+        maintain: bool = True,
     ) -> Dict[str, Any]:
         """Appends rows in one commit (one snapshot).
 
@@ -194,10 +195,14 @@ class Table:
             batch_id: makes the append idempotent: a batch id committed before writes nothing.
             note: kept with the snapshot, shown by :meth:`history`.
             timezone: zone of naive timestamps in the time column (IANA name or ``-05:00``); UTC if None.
+            maintain: compact the partitions written to when they hold more than
+                ``varve.compact-min-files`` small files (the table's ``varve.auto-maintain`` permitting).
 
         Returns:
             ``{"rows", "files", "bytes", "snapshot_id", "duplicate", "added_columns",
-            "truncated_times", "attempts", "seconds"}``; bytes are Parquet bytes written.
+            "truncated_times", "attempts", "seconds", "maintenance"}``; bytes are Parquet bytes
+            written; ``maintenance`` is None or what inline compaction did (a failure of it is
+            reported there and never undoes the append).
 
         Raises:
             InvalidInputError: a value that does not fit its column, with column, row and value.
@@ -205,7 +210,48 @@ class Table:
             ConflictError: other writers won every commit attempt (retryable).
             NotFoundError: the table does not exist.
         """
-        return self._lake._handle.append(self._name, _to_reader(data), batch_id, note, timezone)
+        return self._lake._handle.append(self._name, _to_reader(data), batch_id, note, timezone, maintain)
+
+    @_native
+    def maintain(
+        self,
+        compact: bool = True,
+        retention: bool = True,
+        expire: bool = True,
+        orphans: bool = True,
+        dry_run: bool = False,
+        orphan_age: Optional[str] = None,
+        snapshot_retention: Optional[str] = None,
+    ) -> Dict[str, Any]:
+        """Maintains the table: drops files past ``varve.retention``, merges small files, expires
+        old snapshots and deletes unreferenced files (each part can be turned off).
+
+        Args:
+            dry_run: report what would be done and change nothing.
+            orphan_age: leave unreferenced files younger than this alone (default ``"1h"``).
+            snapshot_retention: expire snapshots older than this instead of the table's
+                ``varve.snapshot-retention`` (e.g. ``"0s"``).
+
+        Returns:
+            ``{"table", "dry_run", "files_before", "files_after", "bytes_before", "bytes_after",
+            "partitions_compacted", "rows_rewritten", "files_written", "files_dropped",
+            "rows_dropped", "snapshots_expired", "objects_deleted", "bytes_deleted", "actions",
+            "skipped", "seconds"}``.
+        """
+        return self._lake._handle.maintain(
+            self._name, compact, retention, expire, orphans, dry_run, orphan_age, snapshot_retention
+        )
+
+    @_native
+    def set_properties(self, set: Optional[Mapping[str, str]] = None, unset: Sequence[str] = ()) -> None:
+        """Sets and removes table properties, e.g. ``set={"varve.retention": "30d"}``.
+
+        Raises:
+            InvalidInputError: an unknown ``varve.*`` property, a bad value, or one that only
+                creation sets (``varve.time-column``, ``varve.series-key``, ``varve.partition``,
+                ``varve.dedup``).
+        """
+        self._lake._handle.set_properties(self._name, dict(set or {}), list(unset))
 
     @_native
     def latest(self) -> Result:
@@ -214,8 +260,9 @@ class Table:
 
     @_native
     def info(self) -> Dict[str, Any]:
-        """Rows, data files, bytes, snapshots, partitions, time range (µs since the epoch, UTC),
-        number of series and the current snapshot id."""
+        """``rows``, ``live_files``, ``delete_files``, ``bytes``, ``manifests``, ``snapshots``,
+        ``partitions``, ``min_time``/``max_time`` (RFC 3339, UTC; also ``min_time_us``/``max_time_us``,
+        µs since the epoch), ``series``, ``snapshot_id`` and ``properties``."""
         return self._lake._handle.info(self._name)
 
     @_native

@@ -30,6 +30,7 @@ class NativeLake:
         batch_id: Optional[str] = None,
         note: Optional[str] = None,
         timezone: Optional[str] = None,
+        maintain: bool = True,
     ) -> Dict[str, Any]: ...
     def sql(
         self,
@@ -42,3 +43,15 @@ class NativeLake:
     def describe(self, name: str) -> Dict[str, Any]: ...
     def info(self, name: str) -> Dict[str, Any]: ...
     def history(self, name: str) -> List[Dict[str, Any]]: ...
+    def maintain(
+        self,
+        name: str,
+        compact: bool = True,
+        retention: bool = True,
+        expire: bool = True,
+        orphans: bool = True,
+        dry_run: bool = False,
+        orphan_age: Optional[str] = None,
+        snapshot_retention: Optional[str] = None,
+    ) -> Dict[str, Any]: ...
+    def set_properties(self, name: str, set: Dict[str, str], unset: List[str]) -> None: ...

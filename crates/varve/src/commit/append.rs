@@ -36,6 +36,26 @@ pub struct AppendOptions {
     pub note: Option<String>,
     /// How to read the time column.
     pub time: TimeOptions,
+    /// Skip inline maintenance after this append (it runs when the table's `varve.auto-maintain`
+    /// is on and a partition the append touched holds more than `varve.compact-min-files` small
+    /// files).
+    pub no_maintain: bool,
+}
+
+/// What inline maintenance after an append did. A failure is reported here and never fails or
+/// undoes the append.
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize)]
+pub struct InlineMaintenance {
+    /// Partitions compacted.
+    pub partitions_compacted: u64,
+    /// Rows rewritten.
+    pub rows_rewritten: u64,
+    /// Data files written.
+    pub files_written: u64,
+    /// Wall-clock seconds.
+    pub seconds: f64,
+    /// Why maintenance stopped, if it did (a conflict, a storage error).
+    pub error: Option<String>,
 }
 
 /// What an append did.
@@ -59,6 +79,11 @@ pub struct AppendReport {
     pub attempts: u32,
     /// Wall-clock seconds, from the first batch to the commit.
     pub seconds: f64,
+    /// Inline maintenance run after the commit, if any.
+    pub maintenance: Option<InlineMaintenance>,
+    /// Partitions the append wrote to (for inline maintenance).
+    #[serde(skip)]
+    pub(crate) partitions: Vec<Option<i32>>,
 }
 
 /// An append in progress: batches are aligned and buffered, flushed to uploaded data files, and
@@ -109,6 +134,17 @@ impl Appender {
             report: AppendReport::default(),
             started: Instant::now(),
         })
+    }
+
+    /// Where the append goes: the lake's storage, its manifest cache, the table, and whether
+    /// inline maintenance is wanted after the commit.
+    pub(crate) fn target(&self) -> (Storage, Arc<ManifestCache>, crate::catalog::TableIdent, bool) {
+        (
+            self.storage.clone(),
+            self.cache.clone(),
+            self.base.ident.clone(),
+            !self.opts.no_maintain,
+        )
     }
 
     /// Whether the batch id of this append is committed already.
@@ -233,6 +269,9 @@ impl Appender {
         }
         let mut txn = Transaction::new(Operation::Append);
         txn.added = std::mem::take(&mut self.files);
+        let mut partitions: Vec<Option<i32>> = txn.added.iter().map(crate::format::manifest::partition_of).collect();
+        partitions.sort();
+        partitions.dedup();
         txn.uploaded = std::mem::take(&mut self.uploaded);
         txn.batch_id = self.opts.batch_id.clone();
         txn.note = self.opts.note.clone();
@@ -251,6 +290,7 @@ impl Appender {
             Outcome::Committed {
                 snapshot_id, attempts, ..
             } => {
+                r.partitions = partitions;
                 r.snapshot_id = snapshot_id;
                 r.added_columns = self.added.clone();
                 r.attempts = attempts;

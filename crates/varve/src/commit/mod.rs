@@ -38,18 +38,16 @@ use object_store::ObjectStoreExt;
 
 use crate::catalog::{self, LoadedTable, ManifestCache};
 use crate::error::{Error, ErrorKind, Result};
+use crate::format::properties::PROP_BATCH_IDS;
 use crate::format::schema;
 use crate::storage::Storage;
 
-pub use append::{AppendOptions, AppendReport};
+pub use append::{AppendOptions, AppendReport, InlineMaintenance};
 
 /// Snapshot summary key holding an append's batch id.
 pub(crate) const SUMMARY_BATCH_ID: &str = "varve.batch-id";
 /// Snapshot summary key holding a note (an append's, or what a maintenance run did).
 pub(crate) const SUMMARY_NOTE: &str = "varve.note";
-/// Table property holding the most recent batch ids (a JSON array, newest first), so that batch
-/// ids stay idempotent after the snapshots that committed them expire.
-pub(crate) const PROP_BATCH_IDS: &str = "varve.batch-ids";
 /// How many batch ids [`PROP_BATCH_IDS`] keeps: a retry of any of the last 1,000 batches is
 /// recognised, at about 40 KiB of metadata for UUID-sized ids.
 pub(crate) const MAX_BATCH_IDS: usize = 1000;

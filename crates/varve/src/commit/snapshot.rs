@@ -18,10 +18,11 @@ use iceberg::spec::{
 };
 use object_store::path::Path;
 
-use super::{batch_ids, Transaction, MAX_BATCH_IDS, PROP_BATCH_IDS, SUMMARY_BATCH_ID, SUMMARY_NOTE};
+use super::{batch_ids, Transaction, MAX_BATCH_IDS, SUMMARY_BATCH_ID, SUMMARY_NOTE};
 use crate::catalog::{self, LoadedTable, ManifestCache};
 use crate::error::{Error, Result};
 use crate::format::manifest::{self, ManifestContents};
+use crate::format::properties::PROP_BATCH_IDS;
 use crate::format::schema;
 use crate::storage::Storage;
 

@@ -7,8 +7,8 @@ use std::sync::Arc;
 use bytes::Bytes;
 use iceberg::io::FileIO;
 use iceberg::spec::{
-    DataFile, FormatVersion, Manifest, ManifestEntry, ManifestFile, ManifestList, ManifestListWriter, ManifestStatus,
-    ManifestWriterBuilder, PartitionSpec, Schema,
+    DataFile, FormatVersion, Literal, Manifest, ManifestEntry, ManifestFile, ManifestList, ManifestListWriter,
+    ManifestStatus, ManifestWriterBuilder, PartitionSpec, PrimitiveLiteral, Schema,
 };
 
 use crate::error::Result;
@@ -111,4 +111,13 @@ pub(crate) fn decode_manifest(bytes: &[u8], file: &ManifestFile) -> Result<Vec<M
             e
         })
         .collect())
+}
+
+/// The partition value of a data file (its first partition field: hours, days or months since the
+/// epoch), `None` for a plain table.
+pub(crate) fn partition_of(f: &DataFile) -> Option<i32> {
+    match f.partition().fields().first() {
+        Some(Some(Literal::Primitive(PrimitiveLiteral::Int(v)))) => Some(*v),
+        _ => None,
+    }
 }

@@ -1,12 +1,13 @@
 //! Format: Iceberg v2 metadata as Varve writes and reads it.
 //!
 //! Owns the mapping between Arrow and Iceberg schemas (field ids in `PARQUET:field_id`), the table
-//! contract kept in `varve.*` table properties, and the encoding of metadata files: the table
+//! contract and the maintenance settings kept in `varve.*` table properties, and the encoding of metadata files: the table
 //! metadata JSON (Iceberg spec, "Table Metadata"), manifest lists and manifests (Avro, Iceberg spec
 //! "Manifests"). It does not decide what to commit or when; that is `commit`'s job.
 
 pub(crate) mod contract;
 pub(crate) mod manifest;
+pub(crate) mod properties;
 pub(crate) mod schema;
 
 pub use contract::{Partitioning, TableContract};

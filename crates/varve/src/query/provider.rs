@@ -100,6 +100,26 @@ impl VarveTable {
     }
 }
 
+impl VarveTable {
+    /// `time >= now - retention` for a table with `varve.retention`.
+    fn retention_filter(&self) -> datafusion::common::Result<Option<Expr>> {
+        let props = self.table.metadata.properties();
+        let settings = crate::format::properties::MaintenanceSettings::from_properties(props)?;
+        let contract = self.table.contract()?;
+        let (Some(retention), Some(time)) = (settings.retention, contract.time_column) else {
+            return Ok(None);
+        };
+        let cutoff = crate::maintain::retention_cutoff_us(retention);
+        let tz = match self.schema.field_with_name(&time)?.data_type() {
+            DataType::Timestamp(_, tz) => tz.clone(),
+            _ => return Ok(None),
+        };
+        Ok(Some(datafusion::prelude::col(Column::new_unqualified(time)).gt_eq(
+            datafusion::prelude::lit(ScalarValue::TimestampMicrosecond(Some(cutoff), tz)),
+        )))
+    }
+}
+
 #[async_trait]
 impl TableProvider for VarveTable {
     fn schema(&self) -> SchemaRef {
@@ -133,7 +153,14 @@ impl TableProvider for VarveTable {
         .await?;
         let mut source = ParquetSource::new(self.schema.clone()).with_enable_page_index(true);
         let mut keep = vec![true; files.len()];
-        if let Some(predicate) = conjunction(filters.to_vec()) {
+        let mut filters = filters.to_vec();
+        // Rows older than the table's retention are never seen, even before maintenance drops
+        // their files: the bound prunes files and is applied row by row in the scan.
+        if let Some(bound) = self.retention_filter()? {
+            filters.push(bound);
+            source = source.with_pushdown_filters(true);
+        }
+        if let Some(predicate) = conjunction(filters) {
             let df_schema = DFSchema::try_from(self.schema.as_ref().clone())?;
             let physical = state.create_physical_expr(predicate, &df_schema)?;
             if let Ok(pruning) = PruningPredicate::try_new(physical.clone(), self.schema.clone()) {

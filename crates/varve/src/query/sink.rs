@@ -100,6 +100,8 @@ impl DataSink for AppendSink {
             base,
             AppendOptions::default(),
         )?;
-        Ok(appender.append_all(data).await?.rows)
+        let target = appender.target();
+        let report = appender.append_all(data).await?;
+        Ok(crate::maintain::maintain_after(target, report).await.rows)
     }
 }

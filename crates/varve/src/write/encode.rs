@@ -24,7 +24,7 @@ use crate::format::TableContract;
 
 /// Rows per Parquet row group: large enough for good compression and few footers, small enough
 /// that a time-range scan can skip most of a big file by row-group statistics.
-const ROW_GROUP_ROWS: usize = 256 * 1024;
+pub(crate) const ROW_GROUP_ROWS: usize = 256 * 1024;
 
 /// One sorted run of rows bound for one data file.
 pub(crate) struct Run {
@@ -104,10 +104,13 @@ pub(crate) fn data_file_name(contract: &TableContract, partition: Option<i32>) -
     }
 }
 
-/// Encodes a run as a Parquet file and describes it as an Iceberg data file at `location`.
-pub(crate) fn encode(run: &Run, contract: &TableContract, location: &str) -> Result<(Bytes, DataFile)> {
-    let batch = &run.batch;
-    let schema = batch.schema();
+/// The Parquet writer settings of a data file: zstd, page statistics (for the page index), row
+/// groups of `row_group_rows`, and the table's sort order declared as sorting columns.
+pub(crate) fn writer_properties(
+    schema: &SchemaRef,
+    contract: &TableContract,
+    row_group_rows: usize,
+) -> WriterProperties {
     let mut sorting = Vec::new();
     for name in contract.series_key.iter().chain(contract.time_column.iter()) {
         if let Ok(i) = schema.index_of(name) {
@@ -118,69 +121,133 @@ pub(crate) fn encode(run: &Run, contract: &TableContract, location: &str) -> Res
             });
         }
     }
-    let props = WriterProperties::builder()
+    WriterProperties::builder()
         .set_compression(Compression::ZSTD(ZstdLevel::default()))
         .set_statistics_enabled(EnabledStatistics::Page)
-        .set_max_row_group_row_count(Some(ROW_GROUP_ROWS))
+        .set_max_row_group_row_count(Some(row_group_rows.max(1)))
         .set_sorting_columns(if sorting.is_empty() { None } else { Some(sorting) })
-        .build();
+        .build()
+}
+
+/// Encodes a run as a Parquet file and describes it as an Iceberg data file at `location`.
+pub(crate) fn encode(run: &Run, contract: &TableContract, location: &str) -> Result<(Bytes, DataFile)> {
+    let batch = &run.batch;
+    let schema = batch.schema();
+    let props = writer_properties(&schema, contract, ROW_GROUP_ROWS);
     let mut buf = Vec::with_capacity(batch.get_array_memory_size() / 4 + 1024);
     let mut writer = ArrowWriter::try_new(&mut buf, schema.clone(), Some(props))?;
     writer.write(batch)?;
     let meta = writer.close()?;
-    let mut column_sizes: HashMap<i32, u64> = HashMap::new();
-    for rg in meta.row_groups() {
-        for (i, c) in rg.columns().iter().enumerate() {
-            if let Some(id) = field_id(&schema, i) {
-                *column_sizes.entry(id).or_default() += c.compressed_size() as u64;
+    let mut metrics = FileMetrics::new(schema.clone());
+    metrics.update(batch);
+    let size = buf.len() as u64;
+    let file = metrics.finish(&meta, contract, run.partition, location, size)?;
+    Ok((Bytes::from(buf), file))
+}
+
+/// The Iceberg metrics of a data file (Iceberg spec, "Manifests": value, null and NaN counts,
+/// lower and upper bounds, column sizes), gathered batch by batch as the file is written.
+pub(crate) struct FileMetrics {
+    schema: SchemaRef,
+    rows: u64,
+    value_counts: HashMap<i32, u64>,
+    null_counts: HashMap<i32, u64>,
+    nan_counts: HashMap<i32, u64>,
+    lower: HashMap<i32, Datum>,
+    upper: HashMap<i32, Datum>,
+    /// Columns with values but no usable bound in some batch (NaN, long strings): no bounds at all.
+    unbounded: std::collections::HashSet<i32>,
+}
+
+impl FileMetrics {
+    pub(crate) fn new(schema: SchemaRef) -> Self {
+        FileMetrics {
+            schema,
+            rows: 0,
+            value_counts: HashMap::new(),
+            null_counts: HashMap::new(),
+            nan_counts: HashMap::new(),
+            lower: HashMap::new(),
+            upper: HashMap::new(),
+            unbounded: Default::default(),
+        }
+    }
+
+    /// Adds a batch written to the file (same schema).
+    pub(crate) fn update(&mut self, batch: &RecordBatch) {
+        self.rows += batch.num_rows() as u64;
+        for (i, col) in batch.columns().iter().enumerate() {
+            let Some(id) = field_id(&self.schema, i) else {
+                continue;
+            };
+            *self.value_counts.entry(id).or_default() += col.len() as u64;
+            *self.null_counts.entry(id).or_default() += col.null_count() as u64;
+            if col.data_type().is_floating() {
+                *self.nan_counts.entry(id).or_default() += count_nan(col);
+            }
+            if col.null_count() == col.len() || self.unbounded.contains(&id) {
+                continue;
+            }
+            match bounds(col) {
+                Some((lo, hi)) => {
+                    let l = self.lower.entry(id).or_insert_with(|| lo.clone());
+                    if lo < *l {
+                        *l = lo;
+                    }
+                    let u = self.upper.entry(id).or_insert_with(|| hi.clone());
+                    if hi > *u {
+                        *u = hi;
+                    }
+                }
+                None => {
+                    self.unbounded.insert(id);
+                    self.lower.remove(&id);
+                    self.upper.remove(&id);
+                }
             }
         }
     }
-    let mut value_counts = HashMap::new();
-    let mut null_counts = HashMap::new();
-    let mut nan_counts = HashMap::new();
-    let mut lower = HashMap::new();
-    let mut upper = HashMap::new();
-    for (i, col) in batch.columns().iter().enumerate() {
-        let Some(id) = field_id(&schema, i) else {
-            continue;
+
+    /// The data file entry, given the written file's Parquet metadata and size in bytes.
+    pub(crate) fn finish(
+        self,
+        meta: &parquet::file::metadata::ParquetMetaData,
+        contract: &TableContract,
+        partition: Option<i32>,
+        location: &str,
+        size: u64,
+    ) -> Result<DataFile> {
+        let mut column_sizes: HashMap<i32, u64> = HashMap::new();
+        for rg in meta.row_groups() {
+            for (i, c) in rg.columns().iter().enumerate() {
+                if let Some(id) = field_id(&self.schema, i) {
+                    *column_sizes.entry(id).or_default() += c.compressed_size() as u64;
+                }
+            }
+        }
+        let partition = match partition {
+            Some(p) => Struct::from_iter([Some(Literal::int(p))]),
+            None => Struct::empty(),
         };
-        value_counts.insert(id, col.len() as u64);
-        null_counts.insert(id, col.null_count() as u64);
-        if col.data_type().is_floating() {
-            nan_counts.insert(id, count_nan(col));
+        let mut b = DataFileBuilder::default();
+        b.content(DataContentType::Data)
+            .file_path(location.to_string())
+            .file_format(DataFileFormat::Parquet)
+            .partition(partition)
+            .partition_spec_id(0)
+            .record_count(self.rows)
+            .file_size_in_bytes(size)
+            .column_sizes(column_sizes)
+            .value_counts(self.value_counts)
+            .null_value_counts(self.null_counts)
+            .nan_value_counts(self.nan_counts)
+            .lower_bounds(self.lower)
+            .upper_bounds(self.upper);
+        if contract.time_column.is_some() {
+            b.sort_order_id(1);
         }
-        if let Some((lo, hi)) = bounds(col) {
-            lower.insert(id, lo);
-            upper.insert(id, hi);
-        }
+        b.build().map_err(|e| Error::internal(format!("data file entry: {e}")))
     }
-    let partition = match run.partition {
-        Some(p) => Struct::from_iter([Some(Literal::int(p))]),
-        None => Struct::empty(),
-    };
-    let size = buf.len() as u64;
-    let mut b = DataFileBuilder::default();
-    b.content(DataContentType::Data)
-        .file_path(location.to_string())
-        .file_format(DataFileFormat::Parquet)
-        .partition(partition)
-        .partition_spec_id(0)
-        .record_count(batch.num_rows() as u64)
-        .file_size_in_bytes(size)
-        .column_sizes(column_sizes)
-        .value_counts(value_counts)
-        .null_value_counts(null_counts)
-        .nan_value_counts(nan_counts)
-        .lower_bounds(lower)
-        .upper_bounds(upper);
-    if contract.time_column.is_some() {
-        b.sort_order_id(1);
-    }
-    let file = b
-        .build()
-        .map_err(|e| Error::internal(format!("data file entry: {e}")))?;
-    Ok((Bytes::from(buf), file))
 }
 
 fn field_id(schema: &SchemaRef, i: usize) -> Option<i32> {

@@ -1,0 +1,188 @@
+//! `varve maintain` and `varve alter`: table maintenance and table properties.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::Duration;
+
+use clap::Args;
+use indicatif::{ProgressBar, ProgressStyle};
+use varve::{Lake, MaintainOptions, MaintainReport, Result};
+
+use crate::output::human_bytes;
+
+/// Options of `varve maintain`.
+#[derive(Debug, Args)]
+pub(crate) struct MaintainArgs {
+    /// Tables to maintain (namespace.table or table); every table of the lake when none is given.
+    pub(crate) tables: Vec<String>,
+    /// Do not merge small files.
+    #[arg(long)]
+    pub(crate) no_compact: bool,
+    /// Do not drop files older than the table's varve.retention.
+    #[arg(long)]
+    pub(crate) no_retention: bool,
+    /// Do not expire old snapshots.
+    #[arg(long)]
+    pub(crate) no_expire: bool,
+    /// Do not delete unreferenced files.
+    #[arg(long)]
+    pub(crate) no_orphans: bool,
+    /// Print what would be done and change nothing.
+    #[arg(long)]
+    pub(crate) dry_run: bool,
+    /// Leave unreferenced files younger than this alone (a commit in flight may still need them),
+    /// e.g. 1h, 30m, 0s.
+    #[arg(long, value_name = "DURATION", default_value = "1h")]
+    pub(crate) orphan_age: String,
+    /// Expire snapshots older than this instead of the table's varve.snapshot-retention (e.g. 0s).
+    #[arg(long, value_name = "DURATION")]
+    pub(crate) snapshot_retention: Option<String>,
+    /// Print the reports as JSON (one object per table, in an array).
+    #[arg(long)]
+    pub(crate) json: bool,
+    /// Do not print the summary.
+    #[arg(long, short = 'q')]
+    pub(crate) quiet: bool,
+}
+
+/// Runs `varve maintain`.
+pub(crate) async fn run(lake: &Lake, args: MaintainArgs) -> Result<()> {
+    let tables: Vec<String> = if args.tables.is_empty() {
+        lake.tables().await?.iter().map(|t| t.to_string()).collect()
+    } else {
+        args.tables.clone()
+    };
+    if tables.is_empty() && !args.quiet {
+        println!("no tables in {}", lake.url());
+    }
+    let pb = if std::io::IsTerminal::is_terminal(&std::io::stderr()) && !args.quiet && !args.json {
+        let pb = ProgressBar::new(0);
+        pb.set_style(
+            ProgressStyle::with_template("{spinner} {msg} [{bar:30}] {bytes}/{total_bytes} eta {eta}")
+                .unwrap_or_else(|_| ProgressStyle::default_bar())
+                .progress_chars("=> "),
+        );
+        Some(pb)
+    } else {
+        None
+    };
+    let mut opts = MaintainOptions {
+        compact: !args.no_compact,
+        retention: !args.no_retention,
+        expire: !args.no_expire,
+        orphans: !args.no_orphans,
+        dry_run: args.dry_run,
+        orphan_age: duration_arg("--orphan-age", &args.orphan_age)?,
+        snapshot_retention: args
+            .snapshot_retention
+            .as_deref()
+            .map(|v| duration_arg("--snapshot-retention", v))
+            .transpose()?,
+        progress: None,
+    };
+    if let Some(pb) = &pb {
+        let pb = pb.clone();
+        opts.progress = Some(Arc::new(move |p: &varve::MaintainProgress| {
+            pb.set_message(format!("{} {}", p.table, p.step));
+            pb.set_length(p.total);
+            pb.set_position(p.done);
+        }));
+    }
+    let mut reports = Vec::new();
+    for t in &tables {
+        let r = lake.maintain(t, &opts).await?;
+        if !args.quiet && !args.json {
+            if let Some(pb) = &pb {
+                pb.suspend(|| print_report(&r));
+            } else {
+                print_report(&r);
+            }
+        }
+        reports.push(r);
+    }
+    if let Some(pb) = &pb {
+        pb.finish_and_clear();
+    }
+    if args.json {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&reports).map_err(|e| varve::Error::internal(e.to_string()))?
+        );
+    }
+    Ok(())
+}
+
+fn print_report(r: &MaintainReport) {
+    let verb = if r.dry_run { "would " } else { "" };
+    println!(
+        "{}{}:",
+        r.table,
+        if r.dry_run { " (dry run: nothing changed)" } else { "" }
+    );
+    for a in &r.actions {
+        println!("  {verb}{a}");
+    }
+    if r.actions.is_empty() {
+        println!("  nothing to do");
+    }
+    for s in &r.skipped {
+        println!("  skipped {s}");
+    }
+    if !r.dry_run {
+        println!(
+            "  files {} -> {}, {} -> {}; {} rows rewritten, {} snapshots expired, {} objects deleted ({}) in {:.2} s",
+            r.files_before,
+            r.files_after,
+            human_bytes(r.bytes_before),
+            human_bytes(r.bytes_after),
+            r.rows_rewritten,
+            r.snapshots_expired,
+            r.objects_deleted,
+            human_bytes(r.bytes_deleted),
+            r.seconds
+        );
+    }
+}
+
+/// Options of `varve alter`.
+#[derive(Debug, Args)]
+pub(crate) struct AlterArgs {
+    /// The table.
+    pub(crate) table: String,
+    /// Set a table property, e.g. --set varve.retention=30d. Repeatable.
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    pub(crate) set: Vec<String>,
+    /// Remove a table property (back to its default). Repeatable.
+    #[arg(long = "unset", value_name = "KEY")]
+    pub(crate) unset: Vec<String>,
+}
+
+/// Runs `varve alter`.
+pub(crate) async fn alter(lake: &Lake, args: AlterArgs) -> Result<()> {
+    if args.set.is_empty() && args.unset.is_empty() {
+        return Err(varve::Error::invalid(
+            "nothing to change: give --set KEY=VALUE or --unset KEY (see varve alter --help)",
+        ));
+    }
+    let mut set = HashMap::new();
+    for kv in &args.set {
+        let (k, v) = kv
+            .split_once('=')
+            .ok_or_else(|| varve::Error::invalid(format!("--set {kv:?}: expected KEY=VALUE")))?;
+        set.insert(k.trim().to_string(), v.trim().to_string());
+    }
+    lake.set_properties(&args.table, &set, &args.unset).await?;
+    let ident = varve::TableIdent::parse(&args.table)?;
+    for (k, v) in &set {
+        println!("{ident}: {k} = {v}");
+    }
+    for k in &args.unset {
+        println!("{ident}: {k} removed");
+    }
+    Ok(())
+}
+
+/// Parses a duration for an option, naming the option in the error.
+fn duration_arg(name: &str, v: &str) -> Result<Duration> {
+    varve::parse_duration(v).map_err(|e| varve::Error::invalid(format!("{name}: {}", e.message())))
+}

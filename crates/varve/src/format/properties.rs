@@ -1,0 +1,293 @@
+//! Table properties that steer maintenance (`varve.*` Iceberg table properties, so they travel with
+//! the table and other engines ignore them): their names, defaults, parsing and validation.
+//!
+//! | property | default | meaning |
+//! |---|---|---|
+//! | `varve.target-file-size` | `256MiB` | compaction cuts output files at about this size |
+//! | `varve.row-group-rows` | `262144` | rows per Parquet row group of compaction output |
+//! | `varve.compact-min-files` | `8` | an append compacts a partition holding more small files than this |
+//! | `varve.auto-maintain` | `true` | whether appends compact inline |
+//! | `varve.retention` | none | rows older than now minus this are hidden from queries, and maintenance drops their files |
+//! | `varve.snapshot-retention` | `1h` | maintenance expires snapshots older than this |
+//! | `varve.min-snapshots` | `5` | maintenance keeps at least this many newest snapshots |
+//! | `varve.dedup` | `none` | `none` or `last-write-wins` on (series key, time); set at creation |
+//!
+//! The contract properties (`varve.time-column`, `varve.series-key`, `varve.partition`) and
+//! `varve.dedup` are fixed at creation: changing them would change what stored data means.
+
+use std::collections::HashMap;
+use std::time::Duration;
+
+use crate::error::{Error, Result};
+use crate::format::contract::{PROP_PARTITION, PROP_SERIES_KEY, PROP_TIME_COLUMN};
+
+/// Compaction's output file size in bytes.
+pub(crate) const PROP_TARGET_FILE_SIZE: &str = "varve.target-file-size";
+/// Rows per row group of compaction output.
+pub(crate) const PROP_ROW_GROUP_ROWS: &str = "varve.row-group-rows";
+/// Small files a partition may hold before an append compacts it.
+pub(crate) const PROP_COMPACT_MIN_FILES: &str = "varve.compact-min-files";
+/// Whether appends compact inline.
+pub(crate) const PROP_AUTO_MAINTAIN: &str = "varve.auto-maintain";
+/// How long rows are kept.
+pub(crate) const PROP_RETENTION: &str = "varve.retention";
+/// How long snapshots are kept.
+pub(crate) const PROP_SNAPSHOT_RETENTION: &str = "varve.snapshot-retention";
+/// How many newest snapshots are always kept.
+pub(crate) const PROP_MIN_SNAPSHOTS: &str = "varve.min-snapshots";
+/// Deduplication mode.
+pub(crate) const PROP_DEDUP: &str = "varve.dedup";
+/// The most recent batch ids (a JSON array, newest first), kept by commits so that batch ids stay
+/// idempotent after the snapshots that committed them expire.
+pub(crate) const PROP_BATCH_IDS: &str = "varve.batch-ids";
+
+/// Default output file size: large enough that a day of a busy table is a few files (few footers
+/// and requests per scan), small enough that one file is read in parallel by row groups.
+pub(crate) const DEFAULT_TARGET_FILE_SIZE: u64 = 256 * 1024 * 1024;
+/// Default small-file count that triggers inline compaction: 8 appends to one partition cost at
+/// most 8 extra file opens per scan before they are merged.
+pub(crate) const DEFAULT_COMPACT_MIN_FILES: usize = 8;
+/// Default snapshot retention: time travel an hour back, while disk use stays near the live data.
+pub(crate) const DEFAULT_SNAPSHOT_RETENTION: Duration = Duration::from_secs(3600);
+/// Default number of newest snapshots kept whatever their age.
+pub(crate) const DEFAULT_MIN_SNAPSHOTS: usize = 5;
+
+/// The maintenance settings of a table, read from its properties.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct MaintenanceSettings {
+    pub(crate) target_file_size: u64,
+    pub(crate) row_group_rows: usize,
+    pub(crate) compact_min_files: usize,
+    pub(crate) auto_maintain: bool,
+    pub(crate) retention: Option<Duration>,
+    pub(crate) snapshot_retention: Duration,
+    pub(crate) min_snapshots: usize,
+}
+
+impl MaintenanceSettings {
+    /// Reads the settings; a value that does not parse is an error naming the property.
+    ///
+    /// Errors: [`crate::ErrorKind::InvalidInput`].
+    pub(crate) fn from_properties(p: &HashMap<String, String>) -> Result<Self> {
+        let get = |k: &str| p.get(k).map(|v| v.trim()).filter(|v| !v.is_empty());
+        let checked = |k: &str| -> Result<Option<&str>> {
+            match get(k) {
+                Some(v) => validate(k, v).map(|_| Some(v)),
+                None => Ok(None),
+            }
+        };
+        Ok(MaintenanceSettings {
+            target_file_size: match checked(PROP_TARGET_FILE_SIZE)? {
+                Some(v) => parse_bytes(v)?,
+                None => DEFAULT_TARGET_FILE_SIZE,
+            },
+            row_group_rows: match checked(PROP_ROW_GROUP_ROWS)? {
+                Some(v) => parse_count(PROP_ROW_GROUP_ROWS, v)?,
+                None => crate::write::encode::ROW_GROUP_ROWS,
+            },
+            compact_min_files: match checked(PROP_COMPACT_MIN_FILES)? {
+                Some(v) => parse_count(PROP_COMPACT_MIN_FILES, v)?,
+                None => DEFAULT_COMPACT_MIN_FILES,
+            },
+            auto_maintain: match checked(PROP_AUTO_MAINTAIN)? {
+                Some(v) => parse_bool(PROP_AUTO_MAINTAIN, v)?,
+                None => true,
+            },
+            retention: checked(PROP_RETENTION)?.map(parse_duration).transpose()?,
+            snapshot_retention: match checked(PROP_SNAPSHOT_RETENTION)? {
+                Some(v) => parse_duration(v)?,
+                None => DEFAULT_SNAPSHOT_RETENTION,
+            },
+            min_snapshots: match checked(PROP_MIN_SNAPSHOTS)? {
+                Some(v) => parse_count(PROP_MIN_SNAPSHOTS, v)?,
+                None => DEFAULT_MIN_SNAPSHOTS,
+            },
+        })
+    }
+}
+
+/// Checks a property that `alter` is asked to set: known `varve.*` names with valid values;
+/// creation-only properties are refused. Properties outside `varve.` are the Iceberg table's own
+/// (for other engines) and pass unchecked.
+///
+/// Errors: [`crate::ErrorKind::InvalidInput`] naming the property and what it takes.
+pub(crate) fn validate_alter(key: &str, value: Option<&str>) -> Result<()> {
+    if [PROP_TIME_COLUMN, PROP_SERIES_KEY, PROP_PARTITION, PROP_DEDUP].contains(&key) {
+        return Err(Error::invalid(format!(
+            "{key} is fixed when the table is created (it decides how stored data is laid out or read); \
+             create a new table and INSERT INTO it ... SELECT to change it"
+        )));
+    }
+    if key == PROP_BATCH_IDS {
+        return Err(Error::invalid(format!(
+            "{key} is kept by Varve's commits and cannot be set"
+        )));
+    }
+    if !key.starts_with("varve.") {
+        return Ok(());
+    }
+    match value {
+        Some(v) => validate(key, v),
+        None if KNOWN.contains(&key) => Ok(()),
+        None => Err(unknown(key)),
+    }
+}
+
+const KNOWN: [&str; 7] = [
+    PROP_TARGET_FILE_SIZE,
+    PROP_ROW_GROUP_ROWS,
+    PROP_COMPACT_MIN_FILES,
+    PROP_AUTO_MAINTAIN,
+    PROP_RETENTION,
+    PROP_SNAPSHOT_RETENTION,
+    PROP_MIN_SNAPSHOTS,
+];
+
+fn unknown(key: &str) -> Error {
+    Error::invalid(format!(
+        "unknown table property {key}; Varve's are {} (see docs/operations.md)",
+        KNOWN.join(", ")
+    ))
+}
+
+fn validate(key: &str, v: &str) -> Result<()> {
+    let r = match key {
+        PROP_TARGET_FILE_SIZE => parse_bytes(v).and_then(|n| {
+            if n < 1024 * 1024 {
+                Err(Error::invalid("must be at least 1MiB"))
+            } else {
+                Ok(())
+            }
+        }),
+        PROP_ROW_GROUP_ROWS | PROP_COMPACT_MIN_FILES | PROP_MIN_SNAPSHOTS => parse_count(key, v).and_then(|n| {
+            if n == 0 && key != PROP_MIN_SNAPSHOTS {
+                Err(Error::invalid("must be at least 1"))
+            } else {
+                Ok(())
+            }
+        }),
+        PROP_AUTO_MAINTAIN => parse_bool(key, v).map(|_| ()),
+        PROP_RETENTION | PROP_SNAPSHOT_RETENTION => parse_duration(v).map(|_| ()),
+        PROP_DEDUP => match v {
+            "none" | "last-write-wins" => Ok(()),
+            _ => Err(Error::invalid("expected none or last-write-wins")),
+        },
+        k if k.starts_with("varve.")
+            && !KNOWN.contains(&k)
+            && ![PROP_TIME_COLUMN, PROP_SERIES_KEY, PROP_PARTITION].contains(&k) =>
+        {
+            return Err(unknown(k))
+        }
+        _ => Ok(()),
+    };
+    r.map_err(|e| Error::invalid(format!("{key}={v:?}: {}", e.message())))
+}
+
+fn parse_count(key: &str, v: &str) -> Result<usize> {
+    v.replace('_', "")
+        .parse()
+        .map_err(|_| Error::invalid(format!("{key}={v:?}: expected a whole number")))
+}
+
+fn parse_bool(key: &str, v: &str) -> Result<bool> {
+    match v.to_ascii_lowercase().as_str() {
+        "true" | "on" | "yes" | "1" => Ok(true),
+        "false" | "off" | "no" | "0" => Ok(false),
+        _ => Err(Error::invalid(format!("{key}={v:?}: expected true or false"))),
+    }
+}
+
+/// Parses a duration: a number with a unit, `s`, `m`, `h`, `d` or `w` (`30d`, `1h`, `90m`, `0s`);
+/// several parts add up (`1h30m`).
+///
+/// Errors: [`crate::ErrorKind::InvalidInput`].
+pub fn parse_duration(v: &str) -> Result<Duration> {
+    let t = v.trim();
+    let bad = || Error::invalid(format!("{v:?}: expected a duration such as 30d, 12h, 90m or 0s"));
+    if t.is_empty() {
+        return Err(bad());
+    }
+    let mut total = 0u64;
+    let mut num = String::new();
+    let mut chars = t.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c.is_ascii_digit() {
+            num.push(c);
+            continue;
+        }
+        let mut unit = c.to_string();
+        while let Some(n) = chars.peek().filter(|n| n.is_ascii_alphabetic()) {
+            unit.push(*n);
+            chars.next();
+        }
+        let n: u64 = num.parse().map_err(|_| bad())?;
+        num.clear();
+        let secs = match unit.to_ascii_lowercase().as_str() {
+            "s" | "sec" | "secs" | "second" | "seconds" => 1,
+            "m" | "min" | "mins" | "minute" | "minutes" => 60,
+            "h" | "hour" | "hours" => 3600,
+            "d" | "day" | "days" => 86_400,
+            "w" | "week" | "weeks" => 7 * 86_400,
+            _ => return Err(bad()),
+        };
+        total = total
+            .checked_add(n.checked_mul(secs).ok_or_else(bad)?)
+            .ok_or_else(bad)?;
+    }
+    if !num.is_empty() {
+        return Err(bad());
+    }
+    Ok(Duration::from_secs(total))
+}
+
+/// Parses a size: `1048576`, `512KiB`, `64MiB`, `2GiB` (KB/MB/GB are powers of 1000).
+///
+/// Errors: [`crate::ErrorKind::InvalidInput`].
+pub fn parse_bytes(s: &str) -> Result<u64> {
+    let t = s.trim();
+    let split = t.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(t.len());
+    let (num, unit) = t.split_at(split);
+    let n: f64 = num
+        .parse()
+        .map_err(|_| Error::invalid(format!("{s:?}: expected a size such as 512MiB")))?;
+    let mult = match unit.trim().to_ascii_lowercase().as_str() {
+        "" | "b" => 1.0,
+        "k" | "kib" => 1024.0,
+        "m" | "mib" => 1024.0 * 1024.0,
+        "g" | "gib" => 1024.0 * 1024.0 * 1024.0,
+        "kb" => 1e3,
+        "mb" => 1e6,
+        "gb" => 1e9,
+        other => {
+            return Err(Error::invalid(format!(
+                "{s:?}: unknown unit {other:?} (use KiB, MiB, GiB)"
+            )))
+        }
+    };
+    Ok((n * mult) as u64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations() {
+        assert_eq!(parse_duration("30d").unwrap(), Duration::from_secs(30 * 86_400));
+        assert_eq!(parse_duration("1h30m").unwrap(), Duration::from_secs(5400));
+        assert_eq!(parse_duration("0s").unwrap(), Duration::ZERO);
+        assert!(parse_duration("30").is_err());
+        assert!(parse_duration("x").is_err());
+    }
+
+    #[test]
+    fn alter_rules() {
+        assert!(validate_alter("varve.retention", Some("30d")).is_ok());
+        assert!(validate_alter("varve.retention", Some("thirty")).is_err());
+        assert!(validate_alter("varve.dedup", Some("none")).is_err());
+        assert!(validate_alter("varve.time-column", Some("t")).is_err());
+        assert!(validate_alter("varve.nonsense", Some("1")).is_err());
+        assert!(validate_alter("write.format.default", Some("parquet")).is_ok());
+        assert!(validate_alter("varve.target-file-size", Some("10")).is_err());
+    }
+}

@@ -1,0 +1,302 @@
+//! Compaction of one partition's files: a streaming k-way merge into new files sorted by
+//! (series key, time), cut at the target size on series boundaries.
+//!
+//! The merge is DataFusion's `SortPreservingMergeExec` over one Parquet scan partition per input
+//! file, each declared sorted by the table's sort order (which every Varve data file is: see
+//! `write::encode`). Memory is about one row group per open input (the Parquet reader fetches a row
+//! group's column chunks) plus one batch per input and the row group being written, never the
+//! partition's size. Output is streamed to the store with multipart uploads.
+//!
+//! Cutting rule: when the file being written reaches the target size, it is closed at the next
+//! series boundary, so a series that fits in one file is never split over two files of the
+//! partition (no reader has to merge files to answer a one-series query). Only a series larger than
+//! the target may be split, and then not before the file reaches twice the target.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
+use arrow::array::RecordBatch;
+use arrow::compute::SortOptions;
+use arrow::datatypes::SchemaRef;
+use arrow::row::{OwnedRow, RowConverter, SortField};
+use bytes::Bytes;
+use datafusion::datasource::listing::PartitionedFile;
+use datafusion::datasource::physical_plan::{FileGroup, FileScanConfigBuilder, ParquetSource};
+use datafusion::datasource::source::DataSourceExec;
+use datafusion::execution::object_store::ObjectStoreUrl;
+use datafusion::physical_expr::expressions::Column;
+use datafusion::physical_expr::{LexOrdering, PhysicalSortExpr};
+use datafusion::physical_plan::sorts::sort_preserving_merge::SortPreservingMergeExec;
+use datafusion::physical_plan::ExecutionPlan;
+use datafusion::prelude::{SessionConfig, SessionContext};
+use futures::future::BoxFuture;
+use futures::StreamExt;
+use iceberg::spec::DataFile;
+use object_store::path::Path;
+use parquet::arrow::async_writer::{AsyncFileWriter, ParquetObjectWriter};
+use parquet::arrow::AsyncArrowWriter;
+
+use crate::error::{Error, Result};
+use crate::format::properties::MaintenanceSettings;
+use crate::format::TableContract;
+use crate::storage::Storage;
+use crate::write::encode::{self, FileMetrics};
+
+/// The URL under which compaction registers the lake's store in its DataFusion context.
+const MERGE_STORE_URL: &str = "varve://maintain";
+/// Rows per merged batch: small enough that one batch per input stays cheap with many inputs.
+const MERGE_BATCH_ROWS: usize = 8192;
+
+/// What merging one group of files wrote.
+#[derive(Debug, Default)]
+pub(crate) struct Merged {
+    pub(crate) files: Vec<DataFile>,
+    pub(crate) uploaded: Vec<Path>,
+    pub(crate) rows: u64,
+    pub(crate) bytes: u64,
+}
+
+/// Merges `inputs` (files of one partition, each sorted by the contract) into new files. On error
+/// the files written so far are deleted.
+pub(crate) async fn merge(
+    storage: &Storage,
+    table_prefix: &Path,
+    schema: &SchemaRef,
+    contract: &TableContract,
+    settings: &MaintenanceSettings,
+    partition: Option<i32>,
+    inputs: &[DataFile],
+) -> Result<Merged> {
+    let mut out = Merged::default();
+    match merge_into(
+        storage,
+        table_prefix,
+        schema,
+        contract,
+        settings,
+        partition,
+        inputs,
+        &mut out,
+    )
+    .await
+    {
+        Ok(()) => Ok(out),
+        Err(e) => {
+            for p in &out.uploaded {
+                let _ = object_store::ObjectStoreExt::delete(storage.store.as_ref(), p).await;
+            }
+            Err(e)
+        }
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+async fn merge_into(
+    storage: &Storage,
+    table_prefix: &Path,
+    schema: &SchemaRef,
+    contract: &TableContract,
+    settings: &MaintenanceSettings,
+    partition: Option<i32>,
+    inputs: &[DataFile],
+    out: &mut Merged,
+) -> Result<()> {
+    let config = SessionConfig::new().with_batch_size(MERGE_BATCH_ROWS);
+    let ctx = SessionContext::new_with_config(config);
+    let url = url::Url::parse(MERGE_STORE_URL).map_err(|e| Error::internal(e.to_string()))?;
+    ctx.runtime_env().register_object_store(&url, storage.store.clone());
+
+    let key_names: Vec<&str> = contract.series_key.iter().map(String::as_str).collect();
+    let mut sort_exprs = Vec::new();
+    for name in key_names.iter().copied().chain(contract.time_column.as_deref()) {
+        let col = Column::new_with_schema(name, schema)?;
+        sort_exprs.push(PhysicalSortExpr::new(Arc::new(col), SortOptions::default()));
+    }
+    let ordering = LexOrdering::new(sort_exprs);
+    let groups = inputs
+        .iter()
+        .map(|f| {
+            let path = storage.path_of(f.file_path())?;
+            Ok(FileGroup::new(vec![PartitionedFile::new(
+                path.to_string(),
+                f.file_size_in_bytes(),
+            )]))
+        })
+        .collect::<Result<Vec<_>>>()?;
+    let source = ParquetSource::new(schema.clone());
+    let mut scan = FileScanConfigBuilder::new(ObjectStoreUrl::parse(MERGE_STORE_URL)?, Arc::new(source))
+        .with_file_groups(groups)
+        .with_batch_size(Some(MERGE_BATCH_ROWS));
+    if let Some(o) = &ordering {
+        scan = scan.with_output_ordering(vec![o.clone()]);
+    }
+    let exec: Arc<dyn ExecutionPlan> = DataSourceExec::from_data_source(scan.build());
+    let mut streams = Vec::new();
+    match ordering {
+        Some(o) => {
+            let merged = SortPreservingMergeExec::new(o, exec).with_fetch(None);
+            streams.push(merged.execute(0, ctx.task_ctx())?);
+        }
+        // A plain table has no order: its files are concatenated.
+        None => {
+            for i in 0..inputs.len() {
+                streams.push(exec.execute(i, ctx.task_ctx())?);
+            }
+        }
+    }
+
+    let key_indices: Vec<usize> = key_names
+        .iter()
+        .map(|k| schema.index_of(k))
+        .collect::<std::result::Result<_, _>>()?;
+    let converter = RowConverter::new(
+        key_indices
+            .iter()
+            .map(|i| SortField::new(schema.field(*i).data_type().clone()))
+            .collect(),
+    )?;
+    let mut writer: Option<OutputFile> = None;
+    let mut last_key: Option<OwnedRow> = None;
+    let target = settings.target_file_size as usize;
+    for mut stream in streams {
+        while let Some(batch) = stream.next().await {
+            let batch = batch?;
+            if batch.num_rows() == 0 {
+                continue;
+            }
+            // Series boundaries in this batch: rows whose key differs from the row before.
+            let keys = if key_indices.is_empty() {
+                None
+            } else {
+                let cols: Vec<_> = key_indices.iter().map(|i| batch.column(*i).clone()).collect();
+                Some(converter.convert_columns(&cols)?)
+            };
+            let mut start = 0usize;
+            while start < batch.num_rows() {
+                if writer.is_none() {
+                    let f = OutputFile::open(storage, table_prefix, schema, contract, settings, partition)?;
+                    out.uploaded.push(f.path.clone());
+                    writer = Some(f);
+                }
+                let size = writer.as_ref().map(|w| w.size()).unwrap_or(0);
+                let mut end = batch.num_rows();
+                if size >= target {
+                    // Cut at the first series boundary at or after `start`, or anywhere past 2x.
+                    let boundary = match &keys {
+                        None => Some(start),
+                        Some(rows) => (start..batch.num_rows()).find(|&i| {
+                            let prev = if i == 0 {
+                                last_key.as_ref().map(|k| k.row())
+                            } else {
+                                Some(rows.row(i - 1))
+                            };
+                            prev.is_none_or(|p| p != rows.row(i))
+                        }),
+                    };
+                    let cut_at = match boundary {
+                        Some(b) => Some(b),
+                        None if size >= 2 * target => Some(start),
+                        None => None,
+                    };
+                    if let Some(b) = cut_at {
+                        if b == start {
+                            if let Some(done) = writer.take() {
+                                done.close(contract, partition, out).await?;
+                            }
+                            continue;
+                        }
+                        end = b;
+                    }
+                }
+                if let Some(w) = writer.as_mut() {
+                    w.write(&batch.slice(start, end - start)).await?;
+                }
+                start = end;
+            }
+            if let Some(rows) = &keys {
+                last_key = Some(rows.row(batch.num_rows() - 1).owned());
+            }
+        }
+    }
+    if let Some(w) = writer.take() {
+        w.close(contract, partition, out).await?;
+    }
+    Ok(())
+}
+
+/// One output file being written.
+struct OutputFile {
+    writer: AsyncArrowWriter<CountingWriter>,
+    metrics: FileMetrics,
+    written: Arc<AtomicU64>,
+    path: Path,
+    location: String,
+}
+
+impl OutputFile {
+    fn open(
+        storage: &Storage,
+        table_prefix: &Path,
+        schema: &SchemaRef,
+        contract: &TableContract,
+        settings: &MaintenanceSettings,
+        partition: Option<i32>,
+    ) -> Result<Self> {
+        let name = encode::data_file_name(contract, partition);
+        let mut path = table_prefix.clone();
+        for part in name.split('/') {
+            path = path.join(part);
+        }
+        let written = Arc::new(AtomicU64::new(0));
+        let sink = CountingWriter {
+            inner: ParquetObjectWriter::new(storage.store.clone(), path.clone()),
+            written: written.clone(),
+        };
+        let props = encode::writer_properties(schema, contract, settings.row_group_rows);
+        Ok(OutputFile {
+            writer: AsyncArrowWriter::try_new(sink, schema.clone(), Some(props))?,
+            metrics: FileMetrics::new(schema.clone()),
+            written,
+            location: storage.location(&path),
+            path,
+        })
+    }
+
+    /// Bytes written plus the estimated size of the row group in progress.
+    fn size(&self) -> usize {
+        self.writer.bytes_written() + self.writer.in_progress_size()
+    }
+
+    async fn write(&mut self, batch: &RecordBatch) -> Result<()> {
+        self.metrics.update(batch);
+        self.writer.write(batch).await?;
+        Ok(())
+    }
+
+    async fn close(self, contract: &TableContract, partition: Option<i32>, out: &mut Merged) -> Result<()> {
+        let meta = self.writer.close().await?;
+        let size = self.written.load(Ordering::Relaxed);
+        let file = self.metrics.finish(&meta, contract, partition, &self.location, size)?;
+        out.rows += file.record_count();
+        out.bytes += size;
+        out.files.push(file);
+        Ok(())
+    }
+}
+
+/// Counts the bytes of a file as they go to the store (the data file entry needs its size).
+struct CountingWriter {
+    inner: ParquetObjectWriter,
+    written: Arc<AtomicU64>,
+}
+
+impl AsyncFileWriter for CountingWriter {
+    fn write(&mut self, bs: Bytes) -> BoxFuture<'_, parquet::errors::Result<()>> {
+        self.written.fetch_add(bs.len() as u64, Ordering::Relaxed);
+        self.inner.write(bs)
+    }
+
+    fn complete(&mut self) -> BoxFuture<'_, parquet::errors::Result<()>> {
+        self.inner.complete()
+    }
+}

@@ -1,0 +1,135 @@
+//! Snapshot expiry and orphan cleanup (Iceberg spec, "Snapshot Retention"; the Iceberg
+//! `expire_snapshots` and `remove_orphan_files` procedures).
+//!
+//! Expiry removes snapshots older than the snapshot retention from the metadata, always keeping
+//! the current snapshot and the newest `min_snapshots`, then deletes the objects (manifest lists,
+//! manifests, data files) that only expired snapshots referenced. Orphan cleanup deletes objects
+//! under the table that no retained snapshot references (files of lost or crashed commits, old
+//! metadata versions) once they are older than a safety window, so that the files of a commit in
+//! flight are never removed. Neither ever deletes the current metadata or a newer version.
+
+use std::collections::HashSet;
+use std::time::Duration;
+
+use futures::TryStreamExt;
+use iceberg::spec::TableMetadata;
+use object_store::path::Path;
+use object_store::ObjectStoreExt;
+
+use crate::catalog::{self, LoadedTable, ManifestCache};
+use crate::error::Result;
+use crate::storage::Storage;
+
+/// Snapshots of `md` to expire at `now_ms`: older than `retention`, beyond the newest
+/// `min_snapshots`, and not the current one.
+pub(crate) fn to_expire(md: &TableMetadata, now_ms: i64, retention: Duration, min_snapshots: usize) -> Vec<i64> {
+    let mut snaps: Vec<(i64, i64)> = md.snapshots().map(|s| (s.timestamp_ms(), s.snapshot_id())).collect();
+    snaps.sort_by(|a, b| b.cmp(a));
+    let cutoff = now_ms.saturating_sub(retention.as_millis() as i64);
+    let current = md.current_snapshot_id();
+    snaps
+        .into_iter()
+        .skip(min_snapshots)
+        .filter(|(ts, id)| *ts < cutoff && Some(*id) != current)
+        .map(|(_, id)| id)
+        .collect()
+}
+
+/// Every object location the snapshots `ids` of `md` reference: manifest lists, manifests and
+/// live data files.
+pub(crate) async fn reachable(
+    storage: &Storage,
+    cache: &ManifestCache,
+    md: &TableMetadata,
+    ids: &[i64],
+) -> Result<HashSet<String>> {
+    let mut out = HashSet::new();
+    for id in ids {
+        let Some(s) = md.snapshot_by_id(*id) else {
+            continue;
+        };
+        out.insert(s.manifest_list().to_string());
+        for m in catalog::manifest_list(storage, s).await? {
+            out.insert(m.manifest_path.clone());
+        }
+        for e in catalog::live_entries(storage, cache, md, Some(*id)).await? {
+            out.insert(e.data_file.file_path().to_string());
+        }
+    }
+    Ok(out)
+}
+
+/// Deletes `locations`; returns how many objects and bytes were deleted (sizes from `sizes` where
+/// known).
+pub(crate) async fn delete_locations(storage: &Storage, locations: &[String]) -> (u64, u64) {
+    let mut n = 0;
+    let mut bytes = 0;
+    for l in locations {
+        let Ok(path) = storage.path_of(l) else {
+            continue;
+        };
+        let size = storage.store.head(&path).await.map(|m| m.size).unwrap_or(0);
+        if storage.store.delete(&path).await.is_ok() {
+            n += 1;
+            bytes += size;
+        }
+    }
+    (n, bytes)
+}
+
+/// An object under the table that no retained snapshot references.
+#[derive(Debug, Clone)]
+pub(crate) struct Orphan {
+    pub(crate) path: Path,
+    pub(crate) size: u64,
+}
+
+/// The orphans of `t` older than `min_age` (by the store's last-modified time).
+pub(crate) async fn find_orphans(
+    storage: &Storage,
+    cache: &ManifestCache,
+    t: &LoadedTable,
+    min_age: Duration,
+) -> Result<Vec<Orphan>> {
+    let md = &t.metadata;
+    let ids: Vec<i64> = md.snapshots().map(|s| s.snapshot_id()).collect();
+    let referenced: HashSet<Path> = reachable(storage, cache, md, &ids)
+        .await?
+        .iter()
+        .filter_map(|l| storage.path_of(l).ok())
+        .collect();
+    let keep_meta = [t.ident.metadata_file(t.version), t.ident.version_hint()];
+    let cutoff = chrono::Utc::now() - chrono::Duration::from_std(min_age).unwrap_or_default();
+    let objects: Vec<object_store::ObjectMeta> = storage.store.list(Some(&t.ident.prefix())).try_collect().await?;
+    let mut out = Vec::new();
+    for o in objects {
+        if referenced.contains(&o.location) || keep_meta.contains(&o.location) || o.last_modified > cutoff {
+            continue;
+        }
+        let name = o.location.filename().unwrap_or_default();
+        // Never the current metadata or a newer one (a commit that landed after we loaded).
+        if let Some(v) = name.strip_prefix('v').and_then(|r| r.strip_suffix(".metadata.json")) {
+            if v.parse::<u64>().map_or(true, |v| v >= t.version) {
+                continue;
+            }
+        }
+        out.push(Orphan {
+            path: o.location,
+            size: o.size,
+        });
+    }
+    Ok(out)
+}
+
+/// Deletes orphans; returns objects and bytes deleted.
+pub(crate) async fn delete_orphans(storage: &Storage, orphans: &[Orphan]) -> (u64, u64) {
+    let mut n = 0;
+    let mut bytes = 0;
+    for o in orphans {
+        if storage.store.delete(&o.path).await.is_ok() {
+            n += 1;
+            bytes += o.size;
+        }
+    }
+    (n, bytes)
+}

@@ -1,0 +1,480 @@
+//! Maintenance: keeps a table as fast on day 30 as on day 1 and its storage close to the live data.
+//!
+//! One run ([`maintain`]) does, in order, each part unless its option turns it off:
+//! 1. **retention**: drops whole data files whose newest row is older than now minus
+//!    `varve.retention` (a `delete` snapshot); queries hide such rows before this runs;
+//! 2. **compaction**: merges the files chosen by [`plan`] partition by partition (`compact`), each
+//!    partition committed as its own `replace` snapshot;
+//! 3. **expiry**: removes snapshots older than `varve.snapshot-retention` (keeping the newest
+//!    `varve.min-snapshots`) and deletes the files only they referenced (`expire`);
+//! 4. **orphan cleanup**: deletes files under the table that nothing references, once older than
+//!    the safety window (`expire`).
+//!
+//! Every change commits through `commit` with the same optimistic protocol as appends: an append
+//! racing a compaction is rebased (never lost or duplicated), and a compaction whose inputs another
+//! commit removed gives up for that partition instead of bringing rows back. A run killed at any
+//! point leaves the table at its last committed snapshot; what it had uploaded is an orphan for a
+//! later run to delete.
+
+mod compact;
+mod expire;
+mod plan;
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use iceberg::spec::{DataFile, Operation, PrimitiveLiteral};
+
+use crate::catalog::{self, LoadedTable, ManifestCache, TableIdent};
+use crate::commit::AppendReport;
+use crate::commit::{self, Outcome, Transaction};
+use crate::error::{ErrorKind, Result};
+use crate::format::properties::MaintenanceSettings;
+use crate::format::schema;
+use crate::storage::Storage;
+
+use crate::format::manifest::partition_of;
+
+/// Default age below which orphan cleanup leaves a file alone: longer than any commit takes, so the
+/// files of a commit in flight are never removed.
+pub const DEFAULT_ORPHAN_AGE: Duration = Duration::from_secs(3600);
+
+/// A progress callback: called with what is being done and how far it got.
+pub type ProgressFn = Arc<dyn Fn(&MaintainProgress) + Send + Sync>;
+
+/// Progress of a maintenance run, for a progress bar.
+#[derive(Debug, Clone)]
+pub struct MaintainProgress {
+    /// The table.
+    pub table: String,
+    /// The part running: `retention`, `compaction`, `expiry` or `orphans`.
+    pub step: &'static str,
+    /// Work done in this step (bytes of input for compaction, else items).
+    pub done: u64,
+    /// Work of this step in all.
+    pub total: u64,
+}
+
+/// What a maintenance run does.
+#[derive(Clone)]
+pub struct MaintainOptions {
+    /// Merge small files (default on).
+    pub compact: bool,
+    /// Drop files older than the table's `varve.retention` (default on).
+    pub retention: bool,
+    /// Expire old snapshots and delete the files only they referenced (default on).
+    pub expire: bool,
+    /// Delete unreferenced files older than `orphan_age` (default on).
+    pub orphans: bool,
+    /// Plan only: report what would be done and change nothing.
+    pub dry_run: bool,
+    /// Orphan cleanup's safety window (default [`DEFAULT_ORPHAN_AGE`]).
+    pub orphan_age: Duration,
+    /// Overrides the table's `varve.snapshot-retention` for this run.
+    pub snapshot_retention: Option<Duration>,
+    /// Called as work proceeds.
+    pub progress: Option<ProgressFn>,
+}
+
+impl Default for MaintainOptions {
+    fn default() -> Self {
+        MaintainOptions {
+            compact: true,
+            retention: true,
+            expire: true,
+            orphans: true,
+            dry_run: false,
+            orphan_age: DEFAULT_ORPHAN_AGE,
+            snapshot_retention: None,
+            progress: None,
+        }
+    }
+}
+
+impl std::fmt::Debug for MaintainOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("MaintainOptions")
+            .field("compact", &self.compact)
+            .field("retention", &self.retention)
+            .field("expire", &self.expire)
+            .field("orphans", &self.orphans)
+            .field("dry_run", &self.dry_run)
+            .field("orphan_age", &self.orphan_age)
+            .field("snapshot_retention", &self.snapshot_retention)
+            .finish_non_exhaustive()
+    }
+}
+
+/// What a maintenance run did (or, with `dry_run`, would do).
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize)]
+pub struct MaintainReport {
+    /// The table, `namespace.table`.
+    pub table: String,
+    /// Whether this was a dry run (nothing changed).
+    pub dry_run: bool,
+    /// Live data files before the run.
+    pub files_before: u64,
+    /// Live data files after the run.
+    pub files_after: u64,
+    /// Bytes of live data files before the run.
+    pub bytes_before: u64,
+    /// Bytes of live data files after the run.
+    pub bytes_after: u64,
+    /// Partitions compacted.
+    pub partitions_compacted: u64,
+    /// Rows read and rewritten by compaction.
+    pub rows_rewritten: u64,
+    /// Data files written by compaction.
+    pub files_written: u64,
+    /// Data files dropped by retention.
+    pub files_dropped: u64,
+    /// Rows in the files dropped by retention.
+    pub rows_dropped: u64,
+    /// Snapshots expired.
+    pub snapshots_expired: u64,
+    /// Objects deleted (files of expired snapshots and orphans).
+    pub objects_deleted: u64,
+    /// Bytes of the objects deleted.
+    pub bytes_deleted: u64,
+    /// What was done or planned, one line each.
+    pub actions: Vec<String>,
+    /// Parts that gave up (a conflict with another writer), one line each; the next run retries.
+    pub skipped: Vec<String>,
+    /// Wall-clock seconds.
+    pub seconds: f64,
+}
+
+/// Runs maintenance on one table (module docs).
+///
+/// Errors: [`ErrorKind::NotFound`]; [`ErrorKind::InvalidInput`] for a bad maintenance property;
+/// storage and corruption errors. A conflict with another writer is not an error: the part is
+/// reported in [`MaintainReport::skipped`].
+pub(crate) async fn maintain(
+    storage: &Storage,
+    cache: &ManifestCache,
+    ident: &TableIdent,
+    opts: &MaintainOptions,
+) -> Result<MaintainReport> {
+    let started = Instant::now();
+    let mut t = catalog::load(storage, ident).await?;
+    if !opts.dry_run {
+        catalog::repair_version_hint(storage, &t).await;
+    }
+    let settings = MaintenanceSettings::from_properties(t.metadata.properties())?;
+    let before = live(storage, cache, &t).await?;
+    let mut r = MaintainReport {
+        table: ident.to_string(),
+        dry_run: opts.dry_run,
+        files_before: before.len() as u64,
+        bytes_before: before.iter().map(|f| f.file_size_in_bytes()).sum(),
+        ..Default::default()
+    };
+    let progress = |step: &'static str, done: u64, total: u64| {
+        if let Some(p) = &opts.progress {
+            p(&MaintainProgress {
+                table: ident.to_string(),
+                step,
+                done,
+                total,
+            });
+        }
+    };
+
+    if opts.retention {
+        if let Some(retention) = settings.retention {
+            retain(storage, cache, &mut t, retention, opts.dry_run, &mut r).await?;
+            progress("retention", 1, 1);
+        }
+    }
+    if opts.compact {
+        let files = live(storage, cache, &t).await?;
+        let groups = plan::plan(&files, settings.target_file_size, 2);
+        compact_groups(storage, cache, &mut t, &settings, groups, opts, &mut r).await?;
+    }
+    if opts.expire {
+        let retention = opts.snapshot_retention.unwrap_or(settings.snapshot_retention);
+        let now = chrono::Utc::now().timestamp_millis();
+        let ids = expire::to_expire(&t.metadata, now, retention, settings.min_snapshots);
+        if !ids.is_empty() {
+            r.actions.push(format!("expire {} snapshots", ids.len()));
+            if !opts.dry_run {
+                expire_snapshots(storage, cache, &mut t, ids, &mut r).await?;
+            } else {
+                r.snapshots_expired = ids.len() as u64;
+            }
+        }
+        progress("expiry", 1, 1);
+    }
+    if opts.orphans {
+        let orphans = expire::find_orphans(storage, cache, &t, opts.orphan_age).await?;
+        if !orphans.is_empty() {
+            r.actions.push(format!("delete {} unreferenced files", orphans.len()));
+            if !opts.dry_run {
+                let (n, bytes) = expire::delete_orphans(storage, &orphans).await;
+                r.objects_deleted += n;
+                r.bytes_deleted += bytes;
+            }
+        }
+        progress("orphans", 1, 1);
+    }
+    let after = live(storage, cache, &t).await?;
+    r.files_after = after.len() as u64;
+    r.bytes_after = after.iter().map(|f| f.file_size_in_bytes()).sum();
+    r.seconds = started.elapsed().as_secs_f64();
+    Ok(r)
+}
+
+/// Runs inline maintenance after a committed append (when wanted) and records it in the report.
+pub(crate) async fn maintain_after(
+    (storage, cache, ident, wanted): (Storage, Arc<ManifestCache>, TableIdent, bool),
+    mut report: AppendReport,
+) -> AppendReport {
+    if wanted && report.snapshot_id.is_some() {
+        report.maintenance = after_append(&storage, &cache, &ident, &report.partitions).await;
+    }
+    report
+}
+
+/// What inline compaction after an append did.
+async fn after_append(
+    storage: &Storage,
+    cache: &ManifestCache,
+    ident: &TableIdent,
+    added_partitions: &[Option<i32>],
+) -> Option<crate::commit::InlineMaintenance> {
+    let started = Instant::now();
+    let run = async {
+        let mut t = catalog::load(storage, ident).await?;
+        let settings = MaintenanceSettings::from_properties(t.metadata.properties())?;
+        if !settings.auto_maintain {
+            return Ok(None);
+        }
+        let files = live(storage, cache, &t).await?;
+        if !plan::needs_inline(
+            &files,
+            added_partitions,
+            settings.target_file_size,
+            settings.compact_min_files,
+        ) {
+            return Ok(None);
+        }
+        let touched: Vec<DataFile> = files
+            .into_iter()
+            .filter(|f| added_partitions.contains(&partition_of(f)))
+            .collect();
+        let groups = plan::plan(&touched, settings.target_file_size, settings.compact_min_files + 1);
+        let mut r = MaintainReport::default();
+        compact_groups(
+            storage,
+            cache,
+            &mut t,
+            &settings,
+            groups,
+            &MaintainOptions::default(),
+            &mut r,
+        )
+        .await?;
+        Ok::<_, crate::Error>(Some(r))
+    };
+    match run.await {
+        Ok(None) => None,
+        Ok(Some(r)) => Some(crate::commit::InlineMaintenance {
+            partitions_compacted: r.partitions_compacted,
+            rows_rewritten: r.rows_rewritten,
+            files_written: r.files_written,
+            seconds: started.elapsed().as_secs_f64(),
+            error: r.skipped.first().cloned(),
+        }),
+        Err(e) => Some(crate::commit::InlineMaintenance {
+            seconds: started.elapsed().as_secs_f64(),
+            error: Some(e.to_string()),
+            ..Default::default()
+        }),
+    }
+}
+
+async fn live(storage: &Storage, cache: &ManifestCache, t: &LoadedTable) -> Result<Vec<DataFile>> {
+    catalog::data_files(storage, cache, &t.metadata, t.metadata.current_snapshot_id()).await
+}
+
+/// Commits `txn`; a conflict is recorded as skipped (`Ok(false)`), other errors returned.
+async fn commit_or_skip(
+    storage: &Storage,
+    cache: &ManifestCache,
+    t: &mut LoadedTable,
+    txn: Transaction,
+    what: &str,
+    r: &mut MaintainReport,
+) -> Result<bool> {
+    match commit::commit(storage, cache, t.clone(), txn).await {
+        Ok(Outcome::Committed { .. }) | Ok(Outcome::Duplicate { .. }) => {
+            *t = catalog::load(storage, &t.ident).await?;
+            Ok(true)
+        }
+        Err(e) if e.kind() == ErrorKind::Conflict => {
+            r.skipped.push(format!("{what}: {}", e.message()));
+            *t = catalog::load(storage, &t.ident).await?;
+            Ok(false)
+        }
+        Err(e) => Err(e),
+    }
+}
+
+async fn retain(
+    storage: &Storage,
+    cache: &ManifestCache,
+    t: &mut LoadedTable,
+    retention: Duration,
+    dry_run: bool,
+    r: &mut MaintainReport,
+) -> Result<()> {
+    let contract = t.contract()?;
+    let Some(time) = contract.time_column.as_deref() else {
+        return Ok(());
+    };
+    let Some(time_id) = t.metadata.current_schema().field_by_name(time).map(|f| f.id) else {
+        return Ok(());
+    };
+    let cutoff = retention_cutoff_us(retention);
+    let old: Vec<DataFile> = live(storage, cache, t)
+        .await?
+        .into_iter()
+        .filter(|f| match f.upper_bounds().get(&time_id).map(|d| d.literal()) {
+            Some(PrimitiveLiteral::Long(v)) => *v < cutoff,
+            _ => false,
+        })
+        .collect();
+    if old.is_empty() {
+        return Ok(());
+    }
+    let rows: u64 = old.iter().map(|f| f.record_count()).sum();
+    let action = format!(
+        "retention: drop {} files ({} rows) older than {}",
+        old.len(),
+        rows,
+        chrono::DateTime::from_timestamp_micros(cutoff)
+            .map(|d| d.to_rfc3339_opts(chrono::SecondsFormat::Secs, true))
+            .unwrap_or_default()
+    );
+    r.actions.push(action.clone());
+    if dry_run {
+        r.files_dropped += old.len() as u64;
+        r.rows_dropped += rows;
+        return Ok(());
+    }
+    let n = old.len() as u64;
+    let mut txn = Transaction::new(Operation::Delete);
+    txn.removed = old;
+    txn.note = Some(action.clone());
+    if commit_or_skip(storage, cache, t, txn, "retention", r).await? {
+        r.files_dropped += n;
+        r.rows_dropped += rows;
+    }
+    Ok(())
+}
+
+/// The oldest time (µs since the epoch) a table with `retention` keeps.
+pub(crate) fn retention_cutoff_us(retention: Duration) -> i64 {
+    chrono::Utc::now().timestamp_micros() - retention.as_micros().min(i64::MAX as u128) as i64
+}
+
+async fn compact_groups(
+    storage: &Storage,
+    cache: &ManifestCache,
+    t: &mut LoadedTable,
+    settings: &MaintenanceSettings,
+    groups: Vec<plan::MergeGroup>,
+    opts: &MaintainOptions,
+    r: &mut MaintainReport,
+) -> Result<()> {
+    let contract = t.contract()?;
+    let total: u64 = groups.iter().map(|g| g.bytes()).sum();
+    let mut done = 0u64;
+    for g in groups {
+        let label = match (g.partition, &contract.time_column) {
+            (Some(p), Some(_)) => contract.partitioning.label(p),
+            _ => "(unpartitioned)".to_string(),
+        };
+        let action = format!(
+            "compact partition {label}: {} files, {} rows, {} bytes",
+            g.files.len(),
+            g.rows(),
+            g.bytes()
+        );
+        r.actions.push(action.clone());
+        if opts.dry_run {
+            r.partitions_compacted += 1;
+            r.rows_rewritten += g.rows();
+            continue;
+        }
+        let arrow_schema = schema::to_arrow(t.metadata.current_schema())?;
+        let merged = compact::merge(
+            storage,
+            &t.ident.prefix(),
+            &arrow_schema,
+            &contract,
+            settings,
+            g.partition,
+            &g.files,
+        )
+        .await?;
+        let (rows, written) = (merged.rows, merged.files.len() as u64);
+        if rows != g.rows() {
+            for p in &merged.uploaded {
+                let _ = object_store::ObjectStoreExt::delete(storage.store.as_ref(), p).await;
+            }
+            return Err(crate::Error::internal(format!(
+                "compaction of partition {label} read {rows} rows of {}; nothing was committed",
+                g.rows()
+            )));
+        }
+        let mut txn = Transaction::new(Operation::Replace);
+        txn.written_schema = Some(t.metadata.current_schema().as_ref().clone());
+        txn.removed = g.files.clone();
+        txn.added = merged.files;
+        txn.uploaded = merged.uploaded;
+        txn.note = Some(format!(
+            "compaction: {} files into {written} in partition {label}",
+            g.files.len()
+        ));
+        if commit_or_skip(storage, cache, t, txn, &format!("compaction of {label}"), r).await? {
+            r.partitions_compacted += 1;
+            r.rows_rewritten += rows;
+            r.files_written += written;
+        }
+        done += g.bytes();
+        if let Some(p) = &opts.progress {
+            p(&MaintainProgress {
+                table: t.ident.to_string(),
+                step: "compaction",
+                done,
+                total,
+            });
+        }
+    }
+    Ok(())
+}
+
+async fn expire_snapshots(
+    storage: &Storage,
+    cache: &ManifestCache,
+    t: &mut LoadedTable,
+    ids: Vec<i64>,
+    r: &mut MaintainReport,
+) -> Result<()> {
+    let old = t.metadata.clone();
+    let mut txn = Transaction::new(Operation::Delete);
+    txn.expire_snapshots = ids.clone();
+    if !commit_or_skip(storage, cache, t, txn, "expiry", r).await? {
+        return Ok(());
+    }
+    r.snapshots_expired += ids.len() as u64;
+    let kept: Vec<i64> = t.metadata.snapshots().map(|s| s.snapshot_id()).collect();
+    let gone = expire::reachable(storage, cache, &old, &ids).await?;
+    let keep = expire::reachable(storage, cache, &t.metadata, &kept).await?;
+    let delete: Vec<String> = gone.difference(&keep).cloned().collect();
+    let (n, bytes) = expire::delete_locations(storage, &delete).await;
+    r.objects_deleted += n;
+    r.bytes_deleted += bytes;
+    Ok(())
+}

@@ -1,0 +1,384 @@
+//! Maintenance against every backend: compaction of many micro-appends (same rows, one file per
+//! partition, bounded manifests, DuckDB and PyIceberg agree, time travel to before it still
+//! answers), inline compaction, retention, snapshot expiry and orphan cleanup down to the live
+//! files, batch ids idempotent after expiry, and appenders racing a maintenance loop.
+
+use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
+use std::time::Duration;
+
+use arrow::array::{Float64Array, RecordBatch, StringArray, TimestampMicrosecondArray};
+use arrow::datatypes::{DataType, Field, Schema, TimeUnit};
+use futures::TryStreamExt;
+use varve::{AppendOptions, Lake, MaintainOptions, TableContract};
+use varve_testkit::{assert_readers_agree, Backend};
+
+const HOUR_US: i64 = 3_600_000_000;
+const DAY_US: i64 = 24 * HOUR_US;
+
+fn schema() -> Arc<Schema> {
+    Arc::new(Schema::new(vec![
+        Field::new(
+            "ts",
+            DataType::Timestamp(TimeUnit::Microsecond, Some("UTC".into())),
+            false,
+        ),
+        Field::new("host", DataType::Utf8, true),
+        Field::new("v", DataType::Float64, true),
+    ]))
+}
+
+/// Rows `(ts, host, v)`.
+fn batch(rows: &[(i64, &str, f64)]) -> RecordBatch {
+    RecordBatch::try_new(
+        schema(),
+        vec![
+            Arc::new(TimestampMicrosecondArray::from_iter_values(rows.iter().map(|r| r.0)).with_timezone("UTC")),
+            Arc::new(StringArray::from_iter_values(rows.iter().map(|r| r.1))),
+            Arc::new(Float64Array::from_iter_values(rows.iter().map(|r| r.2))),
+        ],
+    )
+    .unwrap()
+}
+
+/// The `i`-th micro-append: 4 rows over 4 hosts in one of two days, out of time order.
+fn micro(i: i64, base_day: i64) -> RecordBatch {
+    let day = base_day + i % 2;
+    let rows: Vec<(i64, &str, f64)> = ["d", "a", "c", "b"]
+        .iter()
+        .enumerate()
+        .map(|(k, h)| {
+            (
+                day * DAY_US + (1000 - i) * 1_000_000 + k as i64,
+                *h,
+                (i * 4 + k as i64) as f64,
+            )
+        })
+        .collect();
+    batch(&rows)
+}
+
+async fn scalar(lake: &Lake, sql: &str) -> String {
+    let r = lake.sql(sql).await.unwrap_or_else(|e| panic!("{sql}: {e}"));
+    let col = r.batches[0].column(0);
+    arrow::util::display::array_value_to_string(col, 0).unwrap()
+}
+
+async fn create(lake: &Lake, name: &str, props: &[(&str, &str)]) {
+    let contract = TableContract::time_series("ts").with_series_key(["host"]);
+    lake.create_table(name, &schema(), &contract).await.unwrap();
+    if !props.is_empty() {
+        let set: HashMap<String, String> = props.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+        lake.set_properties(name, &set, &[]).await.unwrap();
+    }
+}
+
+/// Every object under the table, relative to the table (listed through the lake's own store).
+async fn objects(backend: &Backend, table: &str) -> Vec<String> {
+    let slot: Arc<std::sync::Mutex<Option<Arc<dyn object_store::ObjectStore>>>> = Default::default();
+    let keep = slot.clone();
+    Lake::open_with_store_layer(&backend.url(), &backend.options(), move |s| {
+        *keep.lock().unwrap() = Some(s.clone());
+        s
+    })
+    .unwrap();
+    let store = slot.lock().unwrap().clone().unwrap();
+    let prefix = object_store::path::Path::from(format!("default/{table}"));
+    let list: Vec<object_store::ObjectMeta> = store.list(Some(&prefix)).try_collect().await.unwrap();
+    let mut out: Vec<String> = list
+        .into_iter()
+        .map(|m| {
+            m.location
+                .as_ref()
+                .strip_prefix(prefix.as_ref())
+                .unwrap()
+                .trim_start_matches('/')
+                .to_string()
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+async fn compaction_of_micro_appends(backend: Backend) {
+    let lake = backend.open();
+    create(&lake, "m", &[("varve.auto-maintain", "false")]).await;
+    for i in 0..300 {
+        lake.append("m", vec![micro(i, 19_000)], AppendOptions::default())
+            .await
+            .unwrap();
+    }
+    let info = lake.info("m").await.unwrap();
+    assert_eq!(info.live_files, 300);
+    assert_eq!(info.rows, 1200);
+    assert!(
+        info.manifests <= 16,
+        "manifests are merged as appends go: {}",
+        info.manifests
+    );
+    let before_sum = scalar(&lake, "SELECT sum(v) FROM m").await;
+    let before_snapshot = info.snapshot_id.unwrap();
+
+    let dry = lake
+        .maintain(
+            "m",
+            &MaintainOptions {
+                dry_run: true,
+                ..Default::default()
+            },
+        )
+        .await
+        .unwrap();
+    assert_eq!(dry.partitions_compacted, 2);
+    assert_eq!(
+        lake.info("m").await.unwrap().live_files,
+        300,
+        "a dry run changes nothing"
+    );
+
+    let r = lake.maintain("m", &MaintainOptions::default()).await.unwrap();
+    assert_eq!((r.files_before, r.files_after), (300, 2), "{r:?}");
+    assert_eq!(r.rows_rewritten, 1200);
+    let info = lake.info("m").await.unwrap();
+    assert_eq!((info.live_files, info.partitions, info.rows), (2, 2, 1200));
+    assert_eq!(info.manifests, 1);
+    assert_eq!(scalar(&lake, "SELECT sum(v) FROM m").await, before_sum);
+    assert_eq!(scalar(&lake, "SELECT count(DISTINCT (ts, host)) FROM m").await, "1200");
+    assert_readers_agree(&lake, &backend, "default", "m").await;
+    // Time travel to before the compaction reads the old files.
+    assert_eq!(
+        scalar(
+            &lake,
+            &format!("SELECT count(*) FROM m FOR VERSION AS OF {before_snapshot}")
+        )
+        .await,
+        "1200"
+    );
+    let h = lake.history("m").await.unwrap();
+    let last = h.last().unwrap();
+    assert_eq!(last.operation, "replace");
+    assert!(last.note.as_deref().unwrap_or("").starts_with("compaction"), "{last:?}");
+
+    // A second run finds nothing to compact.
+    let again = lake.maintain("m", &MaintainOptions::default()).await.unwrap();
+    assert_eq!(again.partitions_compacted, 0, "{again:?}");
+
+    // Expiry with no retention and orphan cleanup with no safety window: only live files and
+    // current metadata remain (min-snapshots 1 keeps the current snapshot only).
+    lake.set_properties(
+        "m",
+        &HashMap::from([("varve.min-snapshots".to_string(), "1".to_string())]),
+        &[],
+    )
+    .await
+    .unwrap();
+    let r = lake
+        .maintain(
+            "m",
+            &MaintainOptions {
+                snapshot_retention: Some(Duration::ZERO),
+                orphan_age: Duration::ZERO,
+                ..Default::default()
+            },
+        )
+        .await
+        .unwrap();
+    assert!(r.snapshots_expired >= 300, "{r:?}");
+    let err = lake
+        .sql(&format!("SELECT count(*) FROM m FOR VERSION AS OF {before_snapshot}"))
+        .await
+        .unwrap_err();
+    assert_eq!(err.kind(), varve::ErrorKind::NotFound, "{err}");
+    let d = lake.describe("m").await.unwrap();
+    let objs = objects(&backend, "m").await;
+    let data: Vec<&String> = objs.iter().filter(|o| o.starts_with("data/")).collect();
+    let meta: Vec<&String> = objs.iter().filter(|o| o.starts_with("metadata/")).collect();
+    assert_eq!(data.len(), 2, "{objs:?}");
+    let current = format!("metadata/v{}.metadata.json", d.metadata_version);
+    let expected_meta: HashSet<&str> = [current.as_str(), "metadata/version-hint.text"].into_iter().collect();
+    let json: HashSet<&str> = meta
+        .iter()
+        .filter(|m| m.ends_with(".json") || m.ends_with(".text"))
+        .map(|m| m.as_str())
+        .collect();
+    assert_eq!(json, expected_meta, "{objs:?}");
+    let avro = meta.iter().filter(|m| m.ends_with(".avro")).count();
+    assert_eq!(avro, 2, "one manifest list and one manifest: {objs:?}");
+    assert_eq!(lake.history("m").await.unwrap().len(), 1);
+    assert_eq!(scalar(&lake, "SELECT sum(v) FROM m").await, before_sum);
+    assert_readers_agree(&lake, &backend, "default", "m").await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn compaction_on_local_disk() {
+    compaction_of_micro_appends(Backend::local()).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn compaction_on_s3() {
+    compaction_of_micro_appends(Backend::s3()).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn inline_compaction_bounds_small_files() {
+    let backend = Backend::local();
+    let lake = backend.open();
+    create(&lake, "i", &[]).await;
+    let mut compacted = 0;
+    for i in 0..40 {
+        let r = lake
+            .append("i", vec![micro(i * 2, 19_000)], AppendOptions::default())
+            .await
+            .unwrap();
+        if let Some(m) = &r.maintenance {
+            assert!(m.error.is_none(), "{m:?}");
+            compacted += m.partitions_compacted;
+        }
+        let files = lake.info("i").await.unwrap().live_files;
+        assert!(files <= 9, "append {i}: {files} files in one partition");
+    }
+    assert!(compacted >= 4);
+    assert_eq!(scalar(&lake, "SELECT count(*) FROM i").await, "160");
+    // `no_maintain` skips it.
+    for i in 0..10 {
+        let opts = AppendOptions {
+            no_maintain: true,
+            ..Default::default()
+        };
+        let r = lake.append("i", vec![micro(1000 + i * 2, 19_000)], opts).await.unwrap();
+        assert!(r.maintenance.is_none());
+    }
+    assert!(lake.info("i").await.unwrap().live_files >= 10);
+    assert_readers_agree(&lake, &backend, "default", "i").await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn retention_hides_then_drops_old_files() {
+    let backend = Backend::local();
+    let lake = backend.open();
+    create(&lake, "r", &[]).await;
+    let now_day = chrono::Utc::now().timestamp_micros() / DAY_US;
+    lake.append("r", vec![micro(0, 18_000), micro(1, 18_000)], AppendOptions::default())
+        .await
+        .unwrap();
+    lake.append("r", vec![micro(0, now_day - 1)], AppendOptions::default())
+        .await
+        .unwrap();
+    assert_eq!(scalar(&lake, "SELECT count(*) FROM r").await, "12");
+    let err = lake
+        .set_properties(
+            "r",
+            &HashMap::from([("varve.retention".into(), "thirty days".into())]),
+            &[],
+        )
+        .await
+        .unwrap_err();
+    assert!(err.message().contains("varve.retention"), "{err}");
+    let err = lake
+        .set_properties(
+            "r",
+            &HashMap::from([("varve.dedup".into(), "last-write-wins".into())]),
+            &[],
+        )
+        .await
+        .unwrap_err();
+    assert!(err.message().contains("fixed when the table is created"), "{err}");
+    lake.set_properties("r", &HashMap::from([("varve.retention".into(), "30d".into())]), &[])
+        .await
+        .unwrap();
+    // Hidden before maintenance runs.
+    assert_eq!(scalar(&lake, "SELECT count(*) FROM r").await, "4");
+    let r = lake.maintain("r", &MaintainOptions::default()).await.unwrap();
+    assert_eq!((r.files_dropped, r.rows_dropped), (2, 8), "{r:?}");
+    assert_eq!(lake.info("r").await.unwrap().rows, 4);
+    assert_eq!(lake.history("r").await.unwrap().last().unwrap().operation, "delete");
+    assert_readers_agree(&lake, &backend, "default", "r").await;
+    // Removing the property shows nothing old again: the files are gone.
+    lake.set_properties("r", &HashMap::new(), &["varve.retention".to_string()])
+        .await
+        .unwrap();
+    assert_eq!(scalar(&lake, "SELECT count(*) FROM r").await, "4");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn batch_ids_stay_idempotent_after_expiry() {
+    let backend = Backend::local();
+    let lake = backend.open();
+    create(&lake, "b", &[("varve.min-snapshots", "1")]).await;
+    for i in 0..5 {
+        let opts = AppendOptions {
+            batch_id: Some(format!("batch-{i}")),
+            ..Default::default()
+        };
+        lake.append("b", vec![micro(i, 19_000)], opts).await.unwrap();
+    }
+    let opts = MaintainOptions {
+        snapshot_retention: Some(Duration::ZERO),
+        orphan_age: Duration::ZERO,
+        ..Default::default()
+    };
+    lake.maintain("b", &opts).await.unwrap();
+    assert_eq!(lake.history("b").await.unwrap().len(), 1);
+    let again = AppendOptions {
+        batch_id: Some("batch-0".into()),
+        ..Default::default()
+    };
+    let r = lake.append("b", vec![micro(0, 19_000)], again).await.unwrap();
+    assert!(r.duplicate, "batch-0's snapshot expired, its id must still be known");
+    assert_eq!(scalar(&lake, "SELECT count(*) FROM b").await, "20");
+}
+
+/// Appenders racing a maintenance loop on S3: every committed row exactly once, history linear.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn appends_race_maintenance_on_s3() {
+    let backend = Backend::s3();
+    let lake = backend.open();
+    create(&lake, "c", &[("varve.auto-maintain", "false")]).await;
+    let done = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let mut writers = Vec::new();
+    for w in 0..3i64 {
+        let lake = lake.clone();
+        writers.push(tokio::spawn(async move {
+            for s in 0..15i64 {
+                let i = w * 100 + s;
+                let opts = AppendOptions {
+                    batch_id: Some(format!("{w}-{s}")),
+                    ..Default::default()
+                };
+                lake.append("c", vec![micro(i, 19_000)], opts).await.unwrap();
+            }
+        }));
+    }
+    let maintainer = {
+        let lake = lake.clone();
+        let done = done.clone();
+        tokio::spawn(async move {
+            let mut runs = 0;
+            while !done.load(std::sync::atomic::Ordering::SeqCst) {
+                lake.maintain("c", &MaintainOptions::default()).await.unwrap();
+                runs += 1;
+            }
+            runs
+        })
+    };
+    for w in writers {
+        w.await.unwrap();
+    }
+    done.store(true, std::sync::atomic::Ordering::SeqCst);
+    let runs = maintainer.await.unwrap();
+    assert!(runs >= 1);
+    lake.maintain("c", &MaintainOptions::default()).await.unwrap();
+    assert_eq!(scalar(&lake, "SELECT count(*) FROM c").await, "180");
+    assert_eq!(scalar(&lake, "SELECT count(DISTINCT (ts, host)) FROM c").await, "180");
+    let sum: f64 = (0..3i64)
+        .flat_map(|w| (0..15i64).map(move |s| w * 100 + s))
+        .map(|i| (0..4).map(|k| (i * 4 + k) as f64).sum::<f64>())
+        .sum();
+    assert_eq!(scalar(&lake, "SELECT sum(v) FROM c").await, format!("{sum:?}"));
+    let h = lake.history("c").await.unwrap();
+    for pair in h.windows(2) {
+        assert_eq!(pair[1].parent_id, Some(pair[0].snapshot_id), "history is linear");
+    }
+    assert_eq!(lake.info("c").await.unwrap().live_files, 2);
+    assert_readers_agree(&lake, &backend, "default", "c").await;
+}
