@@ -5,6 +5,7 @@
 mod bad_input;
 mod commands;
 mod concurrency;
+mod maintenance;
 mod real_data;
 
 use std::process::{Command, Output};

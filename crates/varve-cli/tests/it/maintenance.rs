@@ -1,0 +1,189 @@
+//! `varve maintain`, `varve alter` and `varve info --json`, and crash safety: `varve maintain`
+//! killed with SIGKILL at random points, 20 times, between imports; after each kill the table
+//! answers with the rows of its last committed snapshot, DuckDB and PyIceberg agree, and the next
+//! maintain finishes.
+
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+use varve_testkit::{assert_readers_agree, Backend};
+
+use crate::{varve, varve_err, varve_ok};
+
+/// Writes a small CSV of `rows` rows for file number `n` (two days, three hosts).
+fn csv(dir: &std::path::Path, n: usize, rows: usize) -> String {
+    let mut text = String::from("ts,host,v\n");
+    for r in 0..rows {
+        let day = 1 + (n + r) % 2;
+        text.push_str(&format!(
+            "2024-05-0{day}T{:02}:{:02}:{:02}Z,h{},{}\n",
+            r % 24,
+            n % 60,
+            r % 60,
+            r % 3,
+            n * 1000 + r
+        ));
+    }
+    let path = dir.join(format!("in-{n}.csv"));
+    std::fs::write(&path, text).unwrap();
+    path.display().to_string()
+}
+
+fn with_lake<'a>(lake: &'a [String], rest: &[&'a str]) -> Vec<&'a str> {
+    let mut v: Vec<&str> = lake.iter().map(String::as_str).collect();
+    v.extend_from_slice(rest);
+    v
+}
+
+fn import(lake: &[String], file: &str) {
+    varve_ok(&with_lake(
+        lake,
+        &[
+            "import",
+            "t",
+            file,
+            "--time-column",
+            "ts",
+            "--series-key",
+            "host",
+            "--no-maintain",
+            "-q",
+        ],
+    ));
+}
+
+fn count_and_sum(lake: &[String]) -> String {
+    varve_ok(&with_lake(
+        lake,
+        &["sql", "SELECT count(*), sum(v) FROM t", "--format", "csv"],
+    ))
+}
+
+#[test]
+fn maintain_alter_and_info_json() {
+    let backend = Backend::local();
+    let dir = tempfile::tempdir().unwrap();
+    let lake = backend.cli_args();
+    for n in 0..12 {
+        import(&lake, &csv(dir.path(), n, 10));
+    }
+    let info: serde_json::Value = serde_json::from_str(&varve_ok(&with_lake(&lake, &["info", "t", "--json"]))).unwrap();
+    for key in [
+        "rows",
+        "live_files",
+        "delete_files",
+        "bytes",
+        "manifests",
+        "snapshots",
+        "partitions",
+        "min_time",
+        "max_time",
+        "series",
+        "properties",
+    ] {
+        assert!(info.get(key).is_some(), "info --json lacks {key}: {info}");
+    }
+    assert_eq!(info["rows"], 120);
+    assert_eq!(info["live_files"], 24);
+    assert_eq!(info["min_time"], "2024-05-01T00:00:00Z");
+    let before = count_and_sum(&lake);
+
+    let dry = varve_ok(&with_lake(&lake, &["maintain", "--dry-run"]));
+    assert!(
+        dry.contains("dry run") && dry.contains("would compact partition 2024-05-01"),
+        "{dry}"
+    );
+    let out = varve_ok(&with_lake(&lake, &["maintain", "t"]));
+    assert!(out.contains("files 24 -> 2"), "{out}");
+    assert_eq!(count_and_sum(&lake), before);
+    let reports: serde_json::Value =
+        serde_json::from_str(&varve_ok(&with_lake(&lake, &["maintain", "--json"]))).unwrap();
+    assert_eq!(reports[0]["partitions_compacted"], 0, "{reports}");
+    let history = varve_ok(&with_lake(&lake, &["history", "t"]));
+    assert!(
+        history.contains("replace") && history.contains("compaction: 12 files into 1"),
+        "{history}"
+    );
+
+    let out = varve_ok(&with_lake(&lake, &["alter", "t", "--set", "varve.retention=3650d"]));
+    assert!(out.contains("varve.retention = 3650d"), "{out}");
+    let info: serde_json::Value = serde_json::from_str(&varve_ok(&with_lake(&lake, &["info", "t", "--json"]))).unwrap();
+    assert_eq!(info["properties"]["varve.retention"], "3650d");
+    let e = varve_err(&with_lake(
+        &lake,
+        &["alter", "t", "--set", "varve.dedup=last-write-wins"],
+    ));
+    assert!(e.contains("fixed when the table is created"), "{e}");
+    assert_eq!(
+        varve(&with_lake(
+            &lake,
+            &["alter", "t", "--set", "varve.target-file-size=huge"]
+        ))
+        .status
+        .code(),
+        Some(2)
+    );
+    let e = varve_err(&with_lake(&lake, &["alter", "t", "--set", "varve.nonsense=1"]));
+    assert!(e.contains("unknown table property"), "{e}");
+    assert!(varve_err(&with_lake(&lake, &["alter", "t"])).contains("nothing to change"));
+    varve_ok(&with_lake(&lake, &["alter", "t", "--unset", "varve.retention"]));
+    let e = varve_err(&with_lake(&lake, &["maintain", "t", "--orphan-age", "soon"]));
+    assert!(e.contains("--orphan-age"), "{e}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn maintain_survives_sigkill() {
+    let backend = Backend::local();
+    let dir = tempfile::tempdir().unwrap();
+    let lake = backend.cli_args();
+    let opened = backend.open();
+    let mut n = 0;
+    // A cheap deterministic sequence of kill delays (0-600 ms).
+    let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
+    for run in 0..20 {
+        for _ in 0..4 {
+            import(&lake, &csv(dir.path(), n, 50));
+            n += 1;
+        }
+        let expected = count_and_sum(&lake);
+        seed = seed
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        let delay = Duration::from_millis((seed >> 33) % 600);
+        let mut child = Command::new(env!("CARGO_BIN_EXE_varve"))
+            .args(with_lake(
+                &lake,
+                &[
+                    "maintain",
+                    "t",
+                    "--orphan-age",
+                    "0s",
+                    "--snapshot-retention",
+                    "0s",
+                    "-q",
+                ],
+            ))
+            .env_remove("VARVE_LAKE")
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(delay);
+        let _ = child.kill();
+        let _ = child.wait();
+        // Whatever the kill interrupted, the table answers with its last committed rows.
+        assert_eq!(count_and_sum(&lake), expected, "run {run}, killed after {delay:?}");
+        if run % 5 == 4 {
+            assert_readers_agree(&opened, &backend, "default", "t").await;
+        }
+    }
+    let out = varve_ok(&with_lake(&lake, &["maintain", "t", "--orphan-age", "0s"]));
+    assert!(out.contains("files"), "{out}");
+    assert_eq!(
+        varve_ok(&with_lake(&lake, &["sql", "SELECT count(*) FROM t", "--format", "csv"]))
+            .lines()
+            .nth(1),
+        Some("4000")
+    );
+    assert_readers_agree(&opened, &backend, "default", "t").await;
+}
