@@ -159,6 +159,7 @@ async fn commit_inner(
     let ident = base.ident.clone();
     let mut latest = base;
     let mut attempted: Vec<(u64, Bytes)> = Vec::new();
+    let mut snapshots: Vec<i64> = Vec::new();
     let mut attempt = 0u32;
     loop {
         attempt += 1;
@@ -174,13 +175,14 @@ async fn commit_inner(
         let json = Bytes::from(serde_json::to_vec_pretty(&prepared.metadata)?);
         let outcome = storage.put_if_absent(&ident.metadata_file(next), json.clone()).await;
         attempted.push((next, json));
+        snapshots.extend(prepared.snapshot_id);
         // `Ok(false)` may be our own write seen by a retried request, and an error may come after
         // the store took the write: only the table's metadata tells whether we committed.
         let committed = match outcome {
-            Ok(true) => Some(next),
+            Ok(true) => Some((next, prepared.snapshot_id)),
             Ok(false) | Err(_) => match catalog::load(storage, &ident).await {
                 Ok(t) => {
-                    let ours = is_ours(storage, &t, prepared.snapshot_id, &attempted).await;
+                    let ours = is_ours(storage, &t, &snapshots, &attempted).await;
                     latest = t;
                     match ours {
                         Some(v) => Some(v),
@@ -198,12 +200,12 @@ async fn commit_inner(
                 }
             },
         };
-        if let Some(version) = committed {
+        if let Some((version, snapshot_id)) = committed {
             txn.uploaded.clear();
             catalog::write_version_hint_forward(storage, &ident, version).await;
             return Ok(Outcome::Committed {
                 version,
-                snapshot_id: prepared.snapshot_id,
+                snapshot_id,
                 attempts: attempt,
             });
         }
@@ -218,21 +220,25 @@ async fn commit_inner(
     }
 }
 
-/// Whether a lost-looking put was in fact ours: the snapshot we made is in the newest metadata, or
+/// Whether a lost-looking put was in fact ours: a snapshot we made is in the newest metadata, or
 /// (for a change without a snapshot) one of the versions we tried holds exactly the bytes we wrote.
 async fn is_ours(
     storage: &Storage,
     newest: &LoadedTable,
-    snapshot_id: Option<i64>,
+    snapshots: &[i64],
     attempted: &[(u64, Bytes)],
-) -> Option<u64> {
-    if let Some(id) = snapshot_id {
-        return newest.metadata.snapshot_by_id(id).is_some().then_some(newest.version);
+) -> Option<(u64, Option<i64>)> {
+    // Any attempt's snapshot counts: an earlier put may have landed after its error was seen.
+    if !snapshots.is_empty() {
+        return snapshots
+            .iter()
+            .find(|id| newest.metadata.snapshot_by_id(**id).is_some())
+            .map(|id| (newest.version, Some(*id)));
     }
     for (v, json) in attempted {
         if let Ok(Some(stored)) = storage.get_opt(&newest.ident.metadata_file(*v)).await {
             if stored == *json {
-                return Some(newest.version);
+                return Some((newest.version, None));
             }
         }
     }

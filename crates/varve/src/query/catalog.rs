@@ -78,9 +78,20 @@ impl SchemaProvider for Namespace {
             None => current,
             Some(AsOf::Snapshot(id)) => {
                 if md.snapshot_by_id(id).is_none() {
-                    return Err(
-                        Error::not_found(format!("table {ident} has no snapshot {id} (see its history)")).into(),
-                    );
+                    let oldest = md
+                        .snapshots()
+                        .min_by_key(|s| s.timestamp_ms())
+                        .map(|s| {
+                            let when = chrono::DateTime::from_timestamp_millis(s.timestamp_ms())
+                                .map(|d| d.to_rfc3339_opts(chrono::SecondsFormat::Secs, true))
+                                .unwrap_or_default();
+                            format!("; the oldest retained snapshot is {} ({when})", s.snapshot_id())
+                        })
+                        .unwrap_or_default();
+                    return Err(Error::not_found(format!(
+                        "table {ident} has no snapshot {id}: it never existed or was expired{oldest} (see its history)"
+                    ))
+                    .into());
                 }
                 Some(id)
             }

@@ -189,6 +189,7 @@ async fn compaction_of_micro_appends(backend: Backend) {
         .await
         .unwrap_err();
     assert_eq!(err.kind(), varve::ErrorKind::NotFound, "{err}");
+    assert!(err.message().contains("oldest retained snapshot"), "{err}");
     let d = lake.describe("m").await.unwrap();
     let objs = objects(&backend, "m").await;
     let data: Vec<&String> = objs.iter().filter(|o| o.starts_with("data/")).collect();
