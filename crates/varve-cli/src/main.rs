@@ -157,6 +157,8 @@ fn main() -> ExitCode {
     };
     match rt.block_on(run(cli)) {
         Ok(()) => ExitCode::SUCCESS,
+        // The reader of our output went away (`varve sql ... | head -1`): stop quietly.
+        Err(e) if e.has_io_kind(std::io::ErrorKind::BrokenPipe) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("error: {e}");
             ExitCode::from(exit_code(e.kind()))
@@ -229,10 +231,11 @@ async fn run(cli: Cli) -> varve::Result<()> {
             if tables.is_empty() {
                 eprintln!("no tables in {}", lake.url());
             }
-            for t in tables {
-                println!("{t}");
+            let names: Vec<String> = tables.iter().map(|t| t.to_string()).collect();
+            if names.is_empty() {
+                return Ok(());
             }
-            Ok(())
+            output::line(&names.join("\n"))
         }
         Command::Info { table } => output::print_info(&lake, &table).await,
         Command::Latest { table, format } => {

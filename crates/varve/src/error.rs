@@ -48,12 +48,15 @@ impl ErrorKind {
     }
 }
 
-/// An engine error: a [`ErrorKind`], a one-line message for people, and whether retrying may help.
+/// An engine error: a [`ErrorKind`], a one-line message for people, whether retrying may help, and
+/// the error it came from (its [`std::error::Error::source`], e.g. an `object_store` or I/O error),
+/// so callers can classify by type rather than by message text.
 #[derive(Debug)]
 pub struct Error {
     kind: ErrorKind,
     message: String,
     retryable: bool,
+    source: Option<Box<dyn std::error::Error + Send + Sync + 'static>>,
 }
 
 /// The engine's result type.
@@ -67,6 +70,7 @@ impl Error {
             kind,
             message: message.into(),
             retryable,
+            source: None,
         }
     }
     /// Shorthand for [`ErrorKind::NotFound`].
@@ -95,7 +99,27 @@ impl Error {
             kind: ErrorKind::Storage,
             message: message.into(),
             retryable,
+            source: None,
         }
+    }
+    /// This error with `source` as the error it came from (kept for [`std::error::Error::source`]).
+    pub fn with_source(mut self, source: impl Into<Box<dyn std::error::Error + Send + Sync + 'static>>) -> Self {
+        self.source = Some(source.into());
+        self
+    }
+    /// Whether this error or an error in its source chain is an I/O error of `kind` (e.g.
+    /// [`std::io::ErrorKind::BrokenPipe`] for a closed output).
+    pub fn has_io_kind(&self, kind: std::io::ErrorKind) -> bool {
+        let mut cur: Option<&(dyn std::error::Error + 'static)> = Some(self);
+        while let Some(e) = cur {
+            if let Some(io) = e.downcast_ref::<std::io::Error>() {
+                if io.kind() == kind {
+                    return true;
+                }
+            }
+            cur = e.source();
+        }
+        false
     }
     /// The kind of error.
     pub fn kind(&self) -> ErrorKind {
@@ -124,7 +148,24 @@ impl fmt::Display for Error {
     }
 }
 
-impl std::error::Error for Error {}
+impl std::error::Error for Error {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        self.source.as_deref().map(|e| e as &(dyn std::error::Error + 'static))
+    }
+}
+
+/// Longest value, in characters, quoted whole in a message; longer values are cut (see [`cut`]).
+pub(crate) const MAX_QUOTED_CHARS: usize = 80;
+
+/// `value` for an error message: itself when at most [`MAX_QUOTED_CHARS`] characters, else its first
+/// [`MAX_QUOTED_CHARS`] characters, `...` and its length (`abc... (67108864 bytes)`), so that a huge
+/// field never makes a huge message.
+pub(crate) fn cut(value: &str) -> String {
+    match value.char_indices().nth(MAX_QUOTED_CHARS) {
+        None => value.to_string(),
+        Some((end, _)) => format!("{}... ({} bytes)", &value[..end], value.len()),
+    }
+}
 
 impl From<object_store::Error> for Error {
     fn from(e: object_store::Error) -> Self {

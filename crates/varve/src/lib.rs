@@ -45,11 +45,14 @@
 //! | `format` | Iceberg metadata (schemas, manifests), the table contract in table properties |
 //! | `catalog` | tables in the lake's storage: create, drop, list, load, data files of a snapshot |
 //! | `write` | aligning and validating batches, time parsing, sorting, partitioning, Parquet |
+//! | [`input`] | decoding inputs: format detection, CSV/TSV, NDJSON, Parquet, type inference, NULL spellings |
 //! | `commit` | snapshots, put-if-absent commits, retries, idempotent batches |
 //! | `query` | the DataFusion catalog, table provider, pruning, INSERT, functions, time travel |
 //! | `lake` | the facade, [`Lake`] |
+//! | [`import`] | inputs into a table in one commit (create if missing, report), shared by CLI and Python |
 //!
-//! `query` uses `commit` for `INSERT INTO`; nothing below `query` imports it.
+//! `query` uses `commit` for `INSERT INTO`; nothing below `query` imports it. `input` uses only
+//! `write` (time and cast rules) and `error`; `import` sits on top of `lake` and `input`.
 
 #![forbid(unsafe_code)]
 #![warn(missing_docs, missing_debug_implementations, rustdoc::broken_intra_doc_links)]
@@ -58,6 +61,8 @@ mod catalog;
 mod commit;
 mod error;
 mod format;
+pub mod import;
+pub mod input;
 mod lake;
 mod query;
 mod storage;
@@ -67,6 +72,8 @@ pub use catalog::{TableIdent, DEFAULT_NAMESPACE};
 pub use commit::{AppendOptions, AppendReport};
 pub use error::{Error, ErrorKind, Result};
 pub use format::{Partitioning, TableContract};
+pub use import::{import, ImportOptions, ImportReport};
+pub use input::{Input, InputFormat, TextOptions};
 pub use lake::{Lake, QueryResult, SnapshotInfo, TableAppender, TableDescription, TableInfo};
 pub use query::session::QueryOptions;
 pub use storage::{default_lake_url, StorageKind, DEFAULT_LAKE, LAKE_ENV};
