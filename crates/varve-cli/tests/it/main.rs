@@ -5,7 +5,9 @@
 mod bad_input;
 mod commands;
 mod concurrency;
+mod pipes;
 mod real_data;
+mod real_files;
 
 use std::process::{Command, Output};
 
