@@ -55,6 +55,7 @@ fn runtime() -> PyResult<Arc<tokio::runtime::Runtime>> {
         tokio::runtime::Builder::new_multi_thread()
             .enable_all()
             .thread_name("varve")
+            .thread_stack_size(varve::THREAD_STACK_BYTES)
             .build()
             .map_err(|e| invalid(format!("cannot start the runtime: {e}")))?,
     );
@@ -83,13 +84,20 @@ impl NativeLake {
     }
 
     /// Runs `f` on the runtime with the GIL released.
-    fn run<T: Send, F>(&self, py: Python<'_>, f: impl FnOnce(Lake) -> F + Send) -> PyResult<T>
+    /// The future runs on a runtime worker (whose stack has room for deep SQL expressions), not on
+    /// the calling Python thread.
+    fn run<T: Send + 'static, F>(&self, py: Python<'_>, f: impl FnOnce(Lake) -> F + Send) -> PyResult<T>
     where
-        F: std::future::Future<Output = varve::Result<T>>,
+        F: std::future::Future<Output = varve::Result<T>> + Send + 'static,
     {
         let lake = self.lake()?;
         let rt = runtime()?;
-        py.detach(move || rt.block_on(f(lake))).map_err(to_py)
+        py.detach(move || {
+            let task = rt.spawn(f(lake));
+            rt.block_on(task)
+                .unwrap_or_else(|e| Err(varve::Error::internal(format!("the call failed unexpectedly: {e}"))))
+        })
+        .map_err(to_py)
     }
 }
 

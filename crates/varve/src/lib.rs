@@ -80,6 +80,12 @@ pub use storage::{default_lake_url, StorageKind, DEFAULT_LAKE, LAKE_ENV};
 pub use write::time::parse_time_unit;
 pub use write::TimeOptions;
 
+/// Stack bytes for the threads that plan and run queries (the runtime's workers): DataFusion walks
+/// expressions recursively, and `SELECT sum(c1 + ... + c400)` needs several MiB in a debug build.
+/// With DataFusion's `recursive_protection` (enabled) deeper recursion grows onto the heap; this
+/// leaves room for the parts that do not. Give it to `tokio::runtime::Builder::thread_stack_size`.
+pub const THREAD_STACK_BYTES: usize = 64 << 20;
+
 /// Re-exported so callers use the same Arrow as the engine.
 pub use arrow;
 /// Re-exported so callers wrap the lake's store ([`Lake::open_with_store_layer`]) with the same version.
