@@ -5,6 +5,7 @@
 mod bad_input;
 mod commands;
 mod concurrency;
+mod data_errors;
 mod pipes;
 mod real_data;
 mod real_files;

@@ -18,7 +18,7 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::query::catalog::LakeCatalog;
 use crate::query::functions;
 use crate::query::provider::{QueryEnv, ScanNote, STORE_URL};
-use crate::query::time_travel;
+use crate::query::{store, time_travel};
 use crate::storage::Storage;
 
 /// The catalog name tables are registered under (`varve.<namespace>.<table>`).
@@ -141,7 +141,8 @@ pub(crate) async fn prepare(
     }
     let ctx = SessionContext::new_with_config_rt(config, runtime.build_arc()?);
     let url = Url::parse(STORE_URL).map_err(|e| crate::Error::internal(e.to_string()))?;
-    ctx.runtime_env().register_object_store(&url, storage.store.clone());
+    ctx.runtime_env()
+        .register_object_store(&url, store::NamingStore::new(storage.store.clone()));
     let tables = lake_catalog::list_candidates(storage).await?;
     ctx.register_catalog(CATALOG, Arc::new(LakeCatalog { env, tables }));
     for f in functions::all() {

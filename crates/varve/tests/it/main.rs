@@ -4,3 +4,4 @@
 
 mod concurrency;
 mod contract;
+mod errors;
