@@ -291,3 +291,63 @@ fn long_values_are_cut_in_messages() {
     let (e, _) = l.err(&["import", "long2", p(&g), "--time-column", "time"]);
     assert!(e.len() < 400 && e.contains("(1048576 bytes)"), "{e}");
 }
+
+#[test]
+fn a_wide_file_imports_in_memory_that_follows_its_size() {
+    let l = Lake::new();
+    let cols = 2_000;
+    let mut text = String::from("time");
+    for c in 1..cols {
+        text.push_str(&format!(",s{c}"));
+    }
+    text.push('\n');
+    for r in 0..20 {
+        text.push_str(&format!("2024-05-01T00:{r:02}:00Z"));
+        for c in 1..cols {
+            text.push_str(&format!(",{}", (r * c) % 97));
+        }
+        text.push('\n');
+    }
+    let f = l.file("wide.csv", text.as_bytes());
+    // Peak resident memory of the import process, as the kernel counts it for a child.
+    let script = "import resource, subprocess, sys\n\
+                  r = subprocess.run(sys.argv[1:], capture_output=True, text=True)\n\
+                  print(r.returncode, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)\n\
+                  sys.stderr.write(r.stderr)";
+    let url = l.backend.url();
+    let o = std::process::Command::new(varve_testkit::python())
+        .args([
+            "-c",
+            script,
+            env!("CARGO_BIN_EXE_varve"),
+            "--lake",
+            &url,
+            "import",
+            "wide",
+            p(&f),
+        ])
+        .output()
+        .expect("run python");
+    let out = String::from_utf8_lossy(&o.stdout);
+    let mut parts = out.split_whitespace();
+    assert_eq!(
+        parts.next(),
+        Some("0"),
+        "import failed: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let kib: u64 = parts.next().and_then(|v| v.parse().ok()).expect("maxrss");
+    assert!(
+        kib < 200 * 1024,
+        "peak RSS {} MiB for a {} KiB file",
+        kib / 1024,
+        text.len() / 1024
+    );
+    assert_eq!(l.sql("SELECT count(*), sum(s1999) FROM wide"), ["20,928"]);
+    let loc = l.backend.table_location("default", "wide");
+    let d = duckdb(
+        &format!("SELECT count(*) AS n, sum(s1999) AS s FROM iceberg_scan('{loc}')"),
+        None,
+    );
+    assert_eq!(rows(&d), [["20", "928"]]);
+}
