@@ -6,6 +6,8 @@
 //! subclasses. The Tokio runtime and the lake's object store are made again in a forked child, so
 //! processes started with `multiprocessing` (fork or spawn) work with lakes opened before.
 
+#![warn(missing_docs)]
+
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
