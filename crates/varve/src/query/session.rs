@@ -142,7 +142,7 @@ pub(crate) async fn prepare(
     let ctx = SessionContext::new_with_config_rt(config, runtime.build_arc()?);
     let url = Url::parse(STORE_URL).map_err(|e| crate::Error::internal(e.to_string()))?;
     ctx.runtime_env()
-        .register_object_store(&url, store::NamingStore::new(storage.store.clone()));
+        .register_object_store(&url, store::NamingStore::wrap(storage.store.clone()));
     let tables = lake_catalog::list_candidates(storage).await?;
     ctx.register_catalog(CATALOG, Arc::new(LakeCatalog { env, tables }));
     for f in functions::all() {

@@ -29,7 +29,7 @@ pub(crate) struct NamingStore {
 }
 
 impl NamingStore {
-    pub(crate) fn new(inner: Arc<dyn ObjectStore>) -> Arc<dyn ObjectStore> {
+    pub(crate) fn wrap(inner: Arc<dyn ObjectStore>) -> Arc<dyn ObjectStore> {
         Arc::new(NamingStore { inner })
     }
 

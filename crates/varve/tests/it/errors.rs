@@ -67,9 +67,9 @@ fn data_file(root: &FsPath) -> PathBuf {
 /// `sql`, `latest` and `info` (which counts series with SQL) must all fail with `kind`, naming
 /// `name`, with a source.
 async fn all_fail(lake: &Lake, kind: ErrorKind, name: &str, also: &str) {
-    let sql = lake.sql("SELECT sum(v) FROM t").await.err().expect("sql fails");
-    let latest = lake.latest("t").await.err().expect("latest fails");
-    let info = lake.info("t").await.err().expect("info fails");
+    let sql = lake.sql("SELECT sum(v) FROM t").await.expect_err("sql fails");
+    let latest = lake.latest("t").await.expect_err("latest fails");
+    let info = lake.info("t").await.expect_err("info fails");
     for (what, e) in [("sql", sql), ("latest", latest), ("info", info)] {
         assert_eq!(e.kind(), kind, "{what}: {e}");
         assert!(e.message().contains(name), "{what}: {e} should name {name}");
