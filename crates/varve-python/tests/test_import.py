@@ -84,3 +84,13 @@ def test_leap_second_repeated_names_and_long_values(local_lake, tmp_path):
 def test_a_missing_file_is_not_found(local_lake, tmp_path):
     with pytest.raises(varve.NotFoundError, match="no such file"):
         local_lake.import_files("x", tmp_path / "nope.csv")
+
+
+def test_arrow_columns_with_one_name_are_refused(local_lake):
+    t = local_lake.create_table("a", pa.schema([("ts", pa.timestamp("us", "UTC")), ("v", pa.int64())]), time_column="ts")
+    data = pa.Table.from_arrays(
+        [pa.array([0], pa.timestamp("us", "UTC")), pa.array([7]), pa.array([8])], names=["ts", "v", "v"]
+    )
+    with pytest.raises(varve.InvalidInputError, match='columns 2 and 3 of the input are both named "v"'):
+        t.append(data)
+    assert t.info()["rows"] == 0

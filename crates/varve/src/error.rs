@@ -165,7 +165,13 @@ pub(crate) const MAX_QUOTED_CHARS: usize = 80;
 /// [`MAX_QUOTED_CHARS`] characters, `...` and its length (`abc... (67108864 bytes)`), so that a huge
 /// field never makes a huge message.
 pub(crate) fn cut(value: &str) -> String {
-    match value.char_indices().nth(MAX_QUOTED_CHARS) {
+    cut_long(value, MAX_QUOTED_CHARS)
+}
+
+/// [`cut`] at `max` characters, for text that is a whole message of another library (which may
+/// quote a value in it).
+pub(crate) fn cut_long(value: &str, max: usize) -> String {
+    match value.char_indices().nth(max) {
         None => value.to_string(),
         Some((end, _)) => format!("{}... ({} bytes)", &value[..end], value.len()),
     }

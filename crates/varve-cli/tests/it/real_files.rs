@@ -227,13 +227,26 @@ fn new_columns_of_a_later_file_get_inferred_types() {
     // Both files in one import, too.
     l.ok(&["import", "u", p(&a), p(&b), "--series-key", "k"]);
     assert_eq!(l.sql("SELECT sum(b), sum(c) FROM u"), ["21,1.75"]);
-    // A later value that does not fit the inferred type is an error, never text.
-    let bad = l.file(
+    // An empty field in a new column is NULL.
+    let nulls = l.file(
         "c.csv",
         b"time,k,d\n2024-01-01T00:03:00Z,x,1\n2024-01-01T00:04:00Z,x,\n",
     );
-    l.ok(&["import", "t", p(&bad)]);
+    l.ok(&["import", "t", p(&nulls)]);
     assert_eq!(l.sql("SELECT count(d), sum(d) FROM t"), ["1,1"]);
+    // A value past the inferred rows that does not fit the inferred type is an error, never text.
+    let mut text = String::from("time,k,e\n");
+    for i in 0..100_000 {
+        text.push_str(&format!("2024-01-02T00:00:00Z,y{i},{i}\n"));
+    }
+    text.push_str("2024-01-02T00:00:00Z,z,oops\n");
+    let late = l.file("late.csv", text.as_bytes());
+    let (e, code) = l.err(&["import", "t", p(&late)]);
+    assert_eq!(code, Some(2));
+    assert!(
+        e.contains("late.csv: column e, row 100001: 'oops' is not a int64 (the column is new to the table"),
+        "{e}"
+    );
 }
 
 #[test]
@@ -250,6 +263,15 @@ fn a_leap_second_is_refused() {
     let g = l.file("leap2.csv", b"time,v\n2016-12-31 23:59:60,2\n");
     let (e, _) = l.err(&["import", "leap", p(&g)]);
     assert!(e.contains("is a leap second"), "{e}");
+    // In a timestamp column that is not the time column, too (Arrow's cast would move it).
+    let a = l.file("seen.csv", b"time,seen\n2024-01-01T00:00:00Z,2016-12-31T23:59:59Z\n");
+    l.ok(&["import", "s", p(&a)]);
+    let b = l.file("seen2.csv", b"time,seen\n2024-01-01T00:01:00Z,2016-12-31T23:59:60Z\n");
+    let (e, _) = l.err(&["import", "s", p(&b)]);
+    assert!(
+        e.contains("column seen, row 1: 2016-12-31T23:59:60Z is a leap second"),
+        "{e}"
+    );
 }
 
 #[test]
@@ -267,6 +289,17 @@ fn a_repeated_header_name_is_refused_or_renamed() {
     assert!(e.contains("columns 1 and 2 are both named \"time\""), "{e}");
     l.ok(&["import", "d", p(&f), "--series-key", "series", "--rename-duplicates"]);
     assert_eq!(l.sql("SELECT value, value_2 FROM d"), ["7,8"]);
+    // NDJSON: a key given twice in one object (Arrow's decoder would keep the last), at any depth.
+    let j = l.file(
+        "dup.ndjson",
+        b"{\"time\":\"2024-01-01T00:00:00Z\",\"v\":1}\n{\"time\":\"2024-01-01T00:01:00Z\",\"v\":7,\"v\":8}\n",
+    );
+    let (e, code) = l.err(&["import", "j", p(&j)]);
+    assert_eq!(code, Some(2));
+    assert!(
+        e.contains("dup.ndjson: line 2: the key \"v\" appears twice in one object"),
+        "{e}"
+    );
 }
 
 #[test]

@@ -338,8 +338,14 @@ impl CsvBatches {
             let col = if to == &DataType::Utf8 || to == &DataType::Null {
                 text
             } else {
-                cast_checked(&text, to, &self.names[i], self.rows)
-                    .map_err(|e| e.context(format!("{}: {}", self.input.name, cut_note(to))))?
+                cast_checked(&text, to, &self.names[i], self.rows).map_err(|e| {
+                    let message = format!(
+                        "{}: {} (the column is new to the table; its type was inferred from the first {INFER_ROWS} rows)",
+                        self.input.name,
+                        e.message()
+                    );
+                    Error::new(e.kind(), message).with_source(e)
+                })?
             };
             fields.push(Field::new(&self.names[i], col.data_type().clone(), true));
             columns.push(col);
@@ -347,11 +353,6 @@ impl CsvBatches {
         self.rows += rows as u64;
         Ok(Some(RecordBatch::try_new(Arc::new(Schema::new(fields)), columns)?))
     }
-}
-
-/// Why a new column has a type: said in its errors.
-fn cut_note(to: &DataType) -> String {
-    format!("a new column, inferred as {to} from the first rows")
 }
 
 impl Iterator for CsvBatches {

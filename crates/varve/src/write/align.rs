@@ -150,6 +150,24 @@ pub(crate) fn cast_checked(array: &ArrayRef, to: &DataType, column: &str, row_of
         ))
     })?;
     let row = |i: usize| row_offset + i as u64 + 1;
+    // A leap second (`23:59:60`) would be moved to the next second by the cast: refuse it.
+    if from_text && matches!(to, DataType::Timestamp(..)) {
+        let s = cast_with_options(array, &DataType::Utf8, &CastOptions::default())?;
+        let s = s.as_string::<i32>();
+        for i in 0..s.len() {
+            if s.is_valid(i) && s.value(i).contains(":60") {
+                let v = s.value(i).trim();
+                if crate::write::time::parse_time_precise(v, None, None).is_some_and(|p| p.leap) {
+                    return Err(Error::invalid(format!(
+                        "column {column}, row {}: {} is a leap second, which a timestamp cannot hold (Varve \
+                         refuses it rather than move it to the next second)",
+                        row(i),
+                        cut(v)
+                    )));
+                }
+            }
+        }
+    }
     // A value that became null did not convert.
     if out.null_count() > array.null_count() {
         if let Some(i) = (0..array.len()).find(|&i| array.is_valid(i) && out.is_null(i)) {
