@@ -292,7 +292,7 @@ fn elapsed_since(
                             cut(text)
                         ))
                     })?;
-                    p.note(row(i), 0, String::new)?;
+                    p.note(row(i), sub_micros_of_duration(text), || text.to_string())?;
                     Ok(origin + d)
                 })
                 .collect()
@@ -394,6 +394,21 @@ fn numbers_to_micros(
 
 /// Parses an elapsed time to µs: `[D days ]HH:MM:SS[.f]`, `MM:SS`, or a number with a unit suffix
 /// (`90s`, `1500ms`).
+/// Nanoseconds below the µs in the seconds of an elapsed time (`00:00:01.0000005` has 500), or
+/// 0: digits past the sixth of a fraction are looked at as text, not as a float.
+fn sub_micros_of_duration(text: &str) -> u16 {
+    let secs = text.rsplit(':').next().unwrap_or(text);
+    let Some((_, frac)) = secs.split_once('.') else {
+        return 0;
+    };
+    let digits: String = frac.chars().take_while(|c| c.is_ascii_digit()).collect();
+    if digits.len() <= 6 || digits[6..].bytes().all(|b| b == b'0') {
+        return 0;
+    }
+    let ns: String = digits[6..].chars().chain(std::iter::repeat('0')).take(3).collect();
+    ns.parse::<u16>().unwrap_or(1).max(1)
+}
+
 pub(crate) fn parse_duration(text: &str) -> Option<i64> {
     let (days, rest) = match text.split_once(" days ").or_else(|| text.split_once(" day ")) {
         Some((d, r)) => (d.trim().parse::<i64>().ok()?, r.trim()),
@@ -417,7 +432,9 @@ pub(crate) fn parse_duration(text: &str) -> Option<i64> {
         }
         _ => return None,
     };
-    Some(days * 86_400_000_000 + (secs * 1e6).round() as i64)
+    // Digits below a µs are dropped (truncated), not rounded up: the caller counts or refuses them.
+    let below = f64::from(sub_micros_of_duration(text)) / 1000.0;
+    Some(days * 86_400_000_000 + (secs * 1e6 - below).round() as i64)
 }
 
 fn localize(values: &[i64], tz: &Tz, name: &str, row: impl Fn(usize) -> u64) -> Result<Vec<i64>> {
@@ -555,6 +572,17 @@ mod tests {
         assert_eq!(parse_duration("0 days 00:00:01"), Some(1_000_000));
         assert_eq!(parse_duration("1 days 01:00:00.5"), Some(90_000_500_000));
         assert_eq!(parse_duration("fast"), None);
+        assert_eq!(sub_micros_of_duration("00:00:01.0000005"), 500);
+        assert_eq!(sub_micros_of_duration("00:00:01.500000000"), 0);
+        assert_eq!(sub_micros_of_duration("0 days 00:00:01"), 0);
+        let a: ArrayRef = Arc::new(arrow::array::StringArray::from(vec!["00:00:01.0000005"]));
+        let opts = TimeOptions {
+            origin: Some(0),
+            ..Default::default()
+        };
+        let e = to_utc_micros(&a, "t", 0, &opts).err().unwrap();
+        assert!(e.message().contains("00:00:01.0000005 has nanoseconds"), "{e}");
+        assert_eq!(parse_duration("00:00:01.0000009"), Some(1_000_000));
     }
 
     #[test]
