@@ -49,7 +49,7 @@
 //! | `commit` | snapshots, put-if-absent commits, retries, idempotent batches |
 //! | `query` | the DataFusion catalog, table provider, pruning, INSERT, functions, time travel |
 //! | `lake` | the facade, [`Lake`] |
-//! | [`import`] | inputs into a table in one commit (create if missing, report), shared by CLI and Python |
+//! | [`import`](mod@import) | inputs into a table in one commit (create if missing, report), shared by CLI and Python |
 //!
 //! `query` uses `commit` for `INSERT INTO`; nothing below `query` imports it. `input` uses only
 //! `write` (time and cast rules) and `error`; `import` sits on top of `lake` and `input`.
