@@ -15,6 +15,13 @@ use crate::output::{write_batches, OutputFormat};
 const STOCKS: &[u8] = include_bytes!("../../../examples/data/stocks.csv.gz");
 const CGM: &[u8] = include_bytes!("../../../examples/data/CGM.csv.gz");
 
+/// `println!` that returns the write error (a closed pipe ends the demo quietly, see `output`).
+macro_rules! say {
+    ($($t:tt)*) => {
+        crate::output::line(&format!($($t)*))?
+    };
+}
+
 fn import_args(table: &str, file: PathBuf) -> ImportArgs {
     ImportArgs {
         table: table.to_string(),
@@ -34,18 +41,20 @@ fn import_args(table: &str, file: PathBuf) -> ImportArgs {
         delimiter: None,
         batch_id: None,
         note: None,
+        truncate_ns: false,
+        rename_duplicates: false,
         quiet: false,
         no_maintain: false,
     }
 }
 
 async fn show(lake: &Lake, title: &str, sql: &str) -> Result<varve::QueryResult> {
-    println!("\n== {title}\n{sql}");
+    say!("\n== {title}\n{sql}");
     let t = Instant::now();
     let r = lake.sql(sql).await?;
     let mut out = std::io::stdout().lock();
     write_batches(&mut out, &r.schema, &r.batches, OutputFormat::Table, false)?;
-    println!("({} rows, {:.1} ms)", r.num_rows(), t.elapsed().as_secs_f64() * 1e3);
+    say!("({} rows, {:.1} ms)", r.num_rows(), t.elapsed().as_secs_f64() * 1e3);
     Ok(r)
 }
 
@@ -75,7 +84,7 @@ pub(crate) async fn run(dir: Option<PathBuf>) -> Result<()> {
         .map_err(|e| Error::invalid(e.to_string()))?;
     let lake_dir = dir.join("lake");
     let lake = Lake::open(&lake_dir.to_string_lossy(), &Default::default())?;
-    println!("Varve demo: a lake in {}\n", lake.url());
+    say!("Varve demo: a lake in {}\n", lake.url());
 
     let mut a = import_args("market.stocks", stocks);
     a.series_key = vec!["Ticker".into()];
@@ -90,7 +99,7 @@ pub(crate) async fn run(dir: Option<PathBuf>) -> Result<()> {
     let first_cgm = lake.describe("health.cgm").await?.snapshot_id.unwrap_or_default();
 
     show(&lake, "Tables", "SHOW TABLES").await?;
-    println!("\n== The newest row of every series (varve latest market.stocks)");
+    say!("\n== The newest row of every series (varve latest market.stocks)");
     let r = lake.latest("market.stocks").await?;
     write_batches(
         &mut std::io::stdout().lock(),
@@ -125,15 +134,15 @@ pub(crate) async fn run(dir: Option<PathBuf>) -> Result<()> {
         if let (Some(k), Some(t)) = (kinds, texts) {
             for i in 0..b.num_rows() {
                 if k.value(i) == "varve_pruning" {
-                    println!("pruning: {}", t.value(i));
+                    say!("pruning: {}", t.value(i));
                 }
             }
         }
     }
 
-    println!("\n== Time travel: a late reading arrives");
+    say!("\n== Time travel: a late reading arrives");
     let insert = "INSERT INTO health.cgm VALUES (21.0, TIMESTAMP '2010-10-10 12:00:00', 131)";
-    println!("{insert}");
+    say!("{insert}");
     lake.sql(insert).await?;
     show(
         &lake,
@@ -147,9 +156,9 @@ pub(crate) async fn run(dir: Option<PathBuf>) -> Result<()> {
         &format!("SELECT count(*) AS readings, max(datetime) AS newest FROM health.cgm FOR VERSION AS OF {first_cgm}"),
     )
     .await?;
-    println!("\n== History of health.cgm (varve history health.cgm)");
+    say!("\n== History of health.cgm (varve history health.cgm)");
     crate::output::print_history(&lake.history("health.cgm").await?)?;
-    println!(
+    say!(
         "\nThe lake stays in {}. Try:\n  varve --lake {} info market.stocks\n  \
          varve --lake {} sql \"SELECT Ticker, count(*) FROM market.stocks GROUP BY Ticker\"",
         lake_dir.display(),

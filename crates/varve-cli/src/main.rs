@@ -158,15 +158,25 @@ struct CreateArgs {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    let rt = match tokio::runtime::Runtime::new() {
+    let rt = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .thread_stack_size(varve::THREAD_STACK_BYTES)
+        .build()
+    {
         Ok(rt) => rt,
         Err(e) => {
             eprintln!("error: cannot start the runtime: {e}");
             return ExitCode::from(1);
         }
     };
-    match rt.block_on(run(cli)) {
+    // The command runs on a worker thread (with the large stack), not on the main thread.
+    let result = rt
+        .block_on(rt.spawn(run(cli)))
+        .unwrap_or_else(|e| Err(varve::Error::internal(format!("the command failed unexpectedly: {e}"))));
+    match result {
         Ok(()) => ExitCode::SUCCESS,
+        // The reader of our output went away (`varve sql ... | head -1`): stop quietly.
+        Err(e) if e.has_io_kind(std::io::ErrorKind::BrokenPipe) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("error: {e}");
             ExitCode::from(exit_code(e.kind()))
@@ -239,10 +249,11 @@ async fn run(cli: Cli) -> varve::Result<()> {
             if tables.is_empty() {
                 eprintln!("no tables in {}", lake.url());
             }
-            for t in tables {
-                println!("{t}");
+            let names: Vec<String> = tables.iter().map(|t| t.to_string()).collect();
+            if names.is_empty() {
+                return Ok(());
             }
-            Ok(())
+            output::line(&names.join("\n"))
         }
         Command::Info { table, json } => output::print_info(&lake, &table, json).await,
         Command::Maintain(args) => maintain::run(&lake, args).await,

@@ -8,7 +8,14 @@ use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use varve::{Lake, MaintainOptions, MaintainReport, Result};
 
-use crate::output::human_bytes;
+use crate::output::{human_bytes, line};
+
+/// `println!` that returns the write error (a closed pipe ends the command quietly).
+macro_rules! out {
+    ($($t:tt)*) => {
+        line(&format!($($t)*))?
+    };
+}
 
 /// Options of `varve maintain`.
 #[derive(Debug, Args)]
@@ -53,7 +60,7 @@ pub(crate) async fn run(lake: &Lake, args: MaintainArgs) -> Result<()> {
         args.tables.clone()
     };
     if tables.is_empty() && !args.quiet {
-        println!("no tables in {}", lake.url());
+        out!("no tables in {}", lake.url());
     }
     let pb = if std::io::IsTerminal::is_terminal(&std::io::stderr()) && !args.quiet && !args.json {
         let pb = ProgressBar::new(0);
@@ -92,10 +99,9 @@ pub(crate) async fn run(lake: &Lake, args: MaintainArgs) -> Result<()> {
     for t in &tables {
         let r = lake.maintain(t, &opts).await?;
         if !args.quiet && !args.json {
-            if let Some(pb) = &pb {
-                pb.suspend(|| print_report(&r));
-            } else {
-                print_report(&r);
+            match &pb {
+                Some(pb) => pb.suspend(|| print_report(&r))?,
+                None => print_report(&r)?,
             }
         }
         reports.push(r);
@@ -104,7 +110,7 @@ pub(crate) async fn run(lake: &Lake, args: MaintainArgs) -> Result<()> {
         pb.finish_and_clear();
     }
     if args.json {
-        println!(
+        out!(
             "{}",
             serde_json::to_string_pretty(&reports).map_err(|e| varve::Error::internal(e.to_string()))?
         );
@@ -112,24 +118,24 @@ pub(crate) async fn run(lake: &Lake, args: MaintainArgs) -> Result<()> {
     Ok(())
 }
 
-fn print_report(r: &MaintainReport) {
+fn print_report(r: &MaintainReport) -> Result<()> {
     let verb = if r.dry_run { "would " } else { "" };
-    println!(
+    out!(
         "{}{}:",
         r.table,
         if r.dry_run { " (dry run: nothing changed)" } else { "" }
     );
     for a in &r.actions {
-        println!("  {verb}{a}");
+        out!("  {verb}{a}");
     }
     if r.actions.is_empty() {
-        println!("  nothing to do");
+        out!("  nothing to do");
     }
     for s in &r.skipped {
-        println!("  skipped {s}");
+        out!("  skipped {s}");
     }
     if !r.dry_run {
-        println!(
+        out!(
             "  files {} -> {}, {} -> {}; {} rows rewritten, {} snapshots expired, {} objects deleted ({}) in {:.2} s",
             r.files_before,
             r.files_after,
@@ -142,6 +148,7 @@ fn print_report(r: &MaintainReport) {
             r.seconds
         );
     }
+    Ok(())
 }
 
 /// Options of `varve alter`.
@@ -174,10 +181,10 @@ pub(crate) async fn alter(lake: &Lake, args: AlterArgs) -> Result<()> {
     lake.set_properties(&args.table, &set, &args.unset).await?;
     let ident = varve::TableIdent::parse(&args.table)?;
     for (k, v) in &set {
-        println!("{ident}: {k} = {v}");
+        out!("{ident}: {k} = {v}");
     }
     for k in &args.unset {
-        println!("{ident}: {k} removed");
+        out!("{ident}: {k} removed");
     }
     Ok(())
 }

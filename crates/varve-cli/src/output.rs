@@ -1,4 +1,8 @@
 //! Printing results: aligned tables, CSV, JSON, NDJSON and Parquet; `info` and `history`.
+//!
+//! Everything goes through writers that return errors (never `println!`, which panics): a closed
+//! standard output (`varve sql ... | head -1`) comes back as an error whose source is the
+//! `BrokenPipe` I/O error, and `main` ends such a command quietly with exit 0, as `ls | head` does.
 
 use std::fs::File;
 use std::io::{IsTerminal, Write};
@@ -25,7 +29,32 @@ pub(crate) enum OutputFormat {
 }
 
 fn io(e: std::io::Error) -> Error {
-    Error::storage(format!("cannot write the output: {e}"), false)
+    Error::storage(format!("cannot write the output: {e}"), false).with_source(e)
+}
+
+/// Prints one line to standard output.
+///
+/// Errors: the write failed (a closed pipe: see the module notes).
+pub(crate) fn line(text: &str) -> Result<()> {
+    let mut out = std::io::stdout().lock();
+    writeln!(out, "{text}").and_then(|_| out.flush()).map_err(io)
+}
+
+/// A writer that remembers the I/O error it last returned, so that an error a library reports
+/// as text (Arrow's CSV writer says "Csv error: Broken pipe") is still known by its type.
+struct Watched<W> {
+    inner: W,
+    failed: Option<std::io::ErrorKind>,
+}
+
+impl<W: Write> Write for Watched<W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.inner.write(buf).inspect_err(|e| self.failed = Some(e.kind()))
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.inner.flush().inspect_err(|e| self.failed = Some(e.kind()))
+    }
 }
 
 /// Writes a result in `format` (default: a table on a terminal, CSV otherwise) to `output` or stdout.
@@ -40,12 +69,22 @@ pub(crate) fn write_result(r: &QueryResult, format: Option<OutputFormat>, output
             OutputFormat::Csv
         },
     );
-    let mut sink: Box<dyn Write> = match output {
-        Some(p) => Box::new(File::create(p).map_err(|e| Error::invalid(format!("{}: {e}", p.display())))?),
+    let sink: Box<dyn Write> = match output {
+        Some(p) => {
+            Box::new(File::create(p).map_err(|e| Error::invalid(format!("{}: {e}", p.display())).with_source(e))?)
+        }
         None => Box::new(std::io::stdout().lock()),
     };
-    write_batches(&mut sink, &r.schema, &r.batches, format, output.is_some())?;
-    sink.flush().map_err(io)
+    let mut sink = Watched {
+        inner: sink,
+        failed: None,
+    };
+    let written = write_batches(&mut sink, &r.schema, &r.batches, format, output.is_some())
+        .and_then(|_| sink.flush().map_err(io));
+    match (written, sink.failed) {
+        (Err(e), Some(kind)) if !e.has_io_kind(kind) => Err(io(std::io::Error::from(kind))),
+        (r, _) => r,
+    }
 }
 
 fn is_explain(r: &QueryResult) -> bool {
@@ -137,15 +176,21 @@ pub(crate) async fn print_info(lake: &Lake, table: &str, json: bool) -> Result<(
     let i = lake.info(table).await?;
     if json {
         let text = serde_json::to_string_pretty(&i).map_err(|e| varve::Error::internal(e.to_string()))?;
-        println!("{text}");
-        return Ok(());
+        return line(&text);
     }
-    println!("table        {}", d.ident);
-    println!("location     {}", d.location);
+    let mut out = String::new();
+    macro_rules! outln {
+        ($($t:tt)*) => {{
+            out.push_str(&format!($($t)*));
+            out.push('\n');
+        }};
+    }
+    outln!("table        {}", d.ident);
+    outln!("location     {}", d.location);
     match &d.contract.time_column {
         Some(t) => {
-            println!("time column  {t}");
-            println!(
+            outln!("time column  {t}");
+            outln!(
                 "series key   {}",
                 if d.contract.series_key.is_empty() {
                     "(none)".to_string()
@@ -153,51 +198,62 @@ pub(crate) async fn print_info(lake: &Lake, table: &str, json: bool) -> Result<(
                     d.contract.series_key.join(", ")
                 }
             );
-            println!("partition    {}", d.contract.partitioning);
+            outln!("partition    {}", d.contract.partitioning);
         }
-        None => println!("kind         plain table (no time column)"),
+        None => outln!("kind         plain table (no time column)"),
     }
-    println!("rows         {}", i.rows);
-    println!("data files   {}", i.live_files);
-    println!("bytes        {} ({})", i.bytes, human_bytes(i.bytes));
-    println!("manifests    {}", i.manifests);
-    println!("snapshots    {}", i.snapshots);
-    println!("partitions   {}", i.partitions);
-    println!(
+    outln!("rows         {}", i.rows);
+    outln!("data files   {}", i.live_files);
+    outln!("bytes        {} ({})", i.bytes, human_bytes(i.bytes));
+    outln!("manifests    {}", i.manifests);
+    outln!("snapshots    {}", i.snapshots);
+    outln!("partitions   {}", i.partitions);
+    outln!(
         "time range   {} .. {}",
         time_text(i.min_time_us),
         time_text(i.max_time_us)
     );
     if let Some(s) = i.series {
-        println!("series       {s}");
+        outln!("series       {s}");
     }
-    println!(
+    outln!(
         "snapshot     {}",
         i.snapshot_id.map(|s| s.to_string()).unwrap_or_else(|| "(none)".into())
     );
-    println!("columns");
+    outln!("columns");
     for f in d.schema.fields() {
-        println!(
+        outln!(
             "  {:<24} {}{}",
             f.name(),
             f.data_type(),
             if f.is_nullable() { "" } else { " not null" }
         );
     }
-    Ok(())
+    line(out.trim_end_matches('\n'))
 }
 
 /// Prints `varve history`.
 pub(crate) fn print_history(h: &[SnapshotInfo]) -> Result<()> {
-    println!(
+    let mut out = String::new();
+    macro_rules! outln {
+        ($($t:tt)*) => {{
+            out.push_str(&format!($($t)*));
+            out.push('\n');
+        }};
+    }
+    outln!(
         "{:<20} {:<24} {:<9} {:>10}  {:<20} note",
-        "snapshot", "time (UTC)", "operation", "rows", "batch id"
+        "snapshot",
+        "time (UTC)",
+        "operation",
+        "rows",
+        "batch id"
     );
     for s in h {
         let t = chrono::DateTime::from_timestamp_millis(s.timestamp_ms)
             .map(|d| d.format("%Y-%m-%dT%H:%M:%S%.3fZ").to_string())
             .unwrap_or_default();
-        println!(
+        outln!(
             "{:<20} {:<24} {:<9} {:>10}  {:<20} {}{}",
             s.snapshot_id,
             t,
@@ -208,5 +264,5 @@ pub(crate) fn print_history(h: &[SnapshotInfo]) -> Result<()> {
             if s.is_current { "  (current)" } else { "" }
         );
     }
-    Ok(())
+    line(out.trim_end_matches('\n'))
 }

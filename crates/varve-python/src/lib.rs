@@ -6,6 +6,8 @@
 //! subclasses. The Tokio runtime and the lake's object store are made again in a forked child, so
 //! processes started with `multiprocessing` (fork or spawn) work with lakes opened before.
 
+#![warn(missing_docs)]
+
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -16,7 +18,11 @@ use pyo3::create_exception;
 use pyo3::exceptions::PyException;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
-use varve::{AppendOptions, Lake, Partitioning, QueryOptions, TableContract, TimeOptions};
+use varve::import::Collisions;
+use varve::{
+    AppendOptions, ImportOptions, Input, InputFormat, Lake, Partitioning, QueryOptions, TableContract, TextOptions,
+    TimeOptions,
+};
 
 create_exception!(
     _varve,
@@ -51,6 +57,7 @@ fn runtime() -> PyResult<Arc<tokio::runtime::Runtime>> {
         tokio::runtime::Builder::new_multi_thread()
             .enable_all()
             .thread_name("varve")
+            .thread_stack_size(varve::THREAD_STACK_BYTES)
             .build()
             .map_err(|e| invalid(format!("cannot start the runtime: {e}")))?,
     );
@@ -79,13 +86,20 @@ impl NativeLake {
     }
 
     /// Runs `f` on the runtime with the GIL released.
-    fn run<T: Send, F>(&self, py: Python<'_>, f: impl FnOnce(Lake) -> F + Send) -> PyResult<T>
+    /// The future runs on a runtime worker (whose stack has room for deep SQL expressions), not on
+    /// the calling Python thread.
+    fn run<T: Send + 'static, F>(&self, py: Python<'_>, f: impl FnOnce(Lake) -> F + Send) -> PyResult<T>
     where
-        F: std::future::Future<Output = varve::Result<T>>,
+        F: std::future::Future<Output = varve::Result<T>> + Send + 'static,
     {
         let lake = self.lake()?;
         let rt = runtime()?;
-        py.detach(move || rt.block_on(f(lake))).map_err(to_py)
+        py.detach(move || {
+            let task = rt.spawn(f(lake));
+            rt.block_on(task)
+                .unwrap_or_else(|e| Err(varve::Error::internal(format!("the call failed unexpectedly: {e}"))))
+        })
+        .map_err(to_py)
     }
 }
 
@@ -157,8 +171,9 @@ impl NativeLake {
         self.run(py, move |lake| async move { lake.table_exists(&name).await })
     }
 
-    /// Appends an Arrow stream; returns the report as a dict.
-    #[pyo3(signature = (name, data, batch_id=None, note=None, timezone=None, maintain=true))]
+    /// Appends an Arrow stream; returns the report as a dict (with `collided_keys` when
+    /// `truncate_ns`).
+    #[pyo3(signature = (name, data, batch_id=None, note=None, timezone=None, maintain=true, truncate_ns=false))]
     #[allow(clippy::too_many_arguments)]
     fn append<'py>(
         &self,
@@ -169,6 +184,7 @@ impl NativeLake {
         note: Option<String>,
         timezone: Option<String>,
         maintain: bool,
+        truncate_ns: bool,
     ) -> PyResult<Bound<'py, PyAny>> {
         let reader = ArrowArrayStreamReader::from_pyarrow_bound(data)?;
         let opts = AppendOptions {
@@ -176,26 +192,118 @@ impl NativeLake {
             note,
             time: TimeOptions {
                 timezone,
+                truncate_ns,
                 ..Default::default()
             },
             no_maintain: !maintain,
         };
-        let report = self.run(py, move |lake| async move {
+        let (report, collided) = self.run(py, move |lake| async move {
+            let d = lake.describe(&name).await?;
+            let mut collisions = match (&d.contract.time_column, truncate_ns) {
+                (Some(t), true) => Some(Collisions::new(t.clone(), d.contract.series_key.clone())),
+                _ => None,
+            };
+            let time = opts.time.clone();
             let mut appender = lake.appender(&name, opts).await?;
             if appender.is_duplicate() {
-                return appender.commit().await;
+                return Ok((appender.commit().await?, 0));
             }
+            let mut rows = 0u64;
             for batch in reader {
                 let batch = match batch {
                     Ok(b) => b,
                     Err(e) => {
                         appender.abort().await;
-                        return Err(varve::Error::invalid(format!("reading the input: {e}")));
+                        return Err(varve::Error::invalid(format!("reading the input: {e}")).with_source(e));
                     }
                 };
+                if let Some(c) = collisions.as_mut() {
+                    if let Err(e) = c.observe(&batch, &time, rows) {
+                        appender.abort().await;
+                        return Err(e);
+                    }
+                }
+                rows += batch.num_rows() as u64;
                 appender.push(batch).await?;
             }
-            appender.commit().await
+            let n = collisions.map(|c| c.count()).unwrap_or(0);
+            Ok((appender.commit().await?, n))
+        })?;
+        let out = to_py_value(py, &report)?;
+        if truncate_ns {
+            out.set_item("collided_keys", collided)?;
+        }
+        Ok(out)
+    }
+
+    /// Imports files (CSV, TSV, NDJSON, Parquet; text optionally gzip) through the engine's shared
+    /// import path; returns the report as a dict.
+    #[pyo3(signature = (name, paths, format=None, time_columns=Vec::new(), time_name="time".to_string(),
+        series_key=Vec::new(), partition="day".to_string(), plain=false, null_values=Vec::new(), delimiter=None,
+        skip_rows=0, time_format=None, timezone=None, time_unit=None, truncate_ns=false,
+        rename_duplicates=false, batch_id=None, note=None))]
+    #[allow(clippy::too_many_arguments)]
+    fn import_files<'py>(
+        &self,
+        py: Python<'py>,
+        name: String,
+        paths: Vec<std::path::PathBuf>,
+        format: Option<String>,
+        time_columns: Vec<String>,
+        time_name: String,
+        series_key: Vec<String>,
+        partition: String,
+        plain: bool,
+        null_values: Vec<String>,
+        delimiter: Option<String>,
+        skip_rows: usize,
+        time_format: Option<String>,
+        timezone: Option<String>,
+        time_unit: Option<String>,
+        truncate_ns: bool,
+        rename_duplicates: bool,
+        batch_id: Option<String>,
+        note: Option<String>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let format = format.map(|f| f.parse::<InputFormat>()).transpose().map_err(to_py)?;
+        let delimiter = match delimiter.as_deref() {
+            None => None,
+            Some(d) if d.len() == 1 => Some(d.as_bytes()[0]),
+            Some(d) => return Err(invalid(format!("delimiter={d:?}: expected one character"))),
+        };
+        let text = TextOptions {
+            delimiter,
+            skip_rows,
+            null_values,
+            rename_duplicates,
+        };
+        let opts = ImportOptions {
+            time_columns,
+            time_name,
+            series_key,
+            partition: partition.parse::<Partitioning>().map_err(to_py)?,
+            plain,
+            time: TimeOptions {
+                timezone,
+                format: time_format,
+                unit: time_unit
+                    .as_deref()
+                    .map(varve::parse_time_unit)
+                    .transpose()
+                    .map_err(to_py)?,
+                origin: None,
+                truncate_ns,
+            },
+            batch_id,
+            note,
+            no_maintain: false,
+        };
+        let report = self.run(py, move |lake| async move {
+            let inputs: Vec<Input> = paths
+                .iter()
+                .map(|p| Input::open(p, format, &text))
+                .collect::<varve::Result<_>>()?;
+            varve::import(&lake, &name, &inputs, &opts, None).await
         })?;
         to_py_value(py, &report)
     }

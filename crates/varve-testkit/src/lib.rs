@@ -6,6 +6,8 @@
 //! `$VARVE_MOTO_SERVER`, by default under `~/.cache/varve-venv`. A missing tool fails the test
 //! with a message saying how to install it; nothing is skipped.
 
+#![warn(missing_docs)]
+
 use std::collections::HashMap;
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};

@@ -48,12 +48,15 @@ impl ErrorKind {
     }
 }
 
-/// An engine error: a [`ErrorKind`], a one-line message for people, and whether retrying may help.
+/// An engine error: a [`ErrorKind`], a one-line message for people, whether retrying may help, and
+/// the error it came from (its [`std::error::Error::source`], e.g. an `object_store` or I/O error),
+/// so callers can classify by type rather than by message text.
 #[derive(Debug)]
 pub struct Error {
     kind: ErrorKind,
     message: String,
     retryable: bool,
+    source: Option<Box<dyn std::error::Error + Send + Sync + 'static>>,
 }
 
 /// The engine's result type.
@@ -67,6 +70,7 @@ impl Error {
             kind,
             message: message.into(),
             retryable,
+            source: None,
         }
     }
     /// Shorthand for [`ErrorKind::NotFound`].
@@ -95,7 +99,31 @@ impl Error {
             kind: ErrorKind::Storage,
             message: message.into(),
             retryable,
+            source: None,
         }
+    }
+    /// This error with `source` as the error it came from (kept for [`std::error::Error::source`]).
+    pub fn with_source(mut self, source: impl Into<Box<dyn std::error::Error + Send + Sync + 'static>>) -> Self {
+        self.source = Some(source.into());
+        self
+    }
+    fn retry(mut self, retryable: bool) -> Self {
+        self.retryable = retryable;
+        self
+    }
+    /// Whether this error or an error in its source chain is an I/O error of `kind` (e.g.
+    /// [`std::io::ErrorKind::BrokenPipe`] for a closed output).
+    pub fn has_io_kind(&self, kind: std::io::ErrorKind) -> bool {
+        let mut cur: Option<&(dyn std::error::Error + 'static)> = Some(self);
+        while let Some(e) = cur {
+            if let Some(io) = e.downcast_ref::<std::io::Error>() {
+                if io.kind() == kind {
+                    return true;
+                }
+            }
+            cur = e.source();
+        }
+        false
     }
     /// The kind of error.
     pub fn kind(&self) -> ErrorKind {
@@ -124,32 +152,146 @@ impl fmt::Display for Error {
     }
 }
 
-impl std::error::Error for Error {}
+impl std::error::Error for Error {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        self.source.as_deref().map(|e| e as &(dyn std::error::Error + 'static))
+    }
+}
+
+/// Longest value, in characters, quoted whole in a message; longer values are cut (see [`cut`]).
+pub(crate) const MAX_QUOTED_CHARS: usize = 80;
+
+/// `value` for an error message: itself when at most [`MAX_QUOTED_CHARS`] characters, else its first
+/// [`MAX_QUOTED_CHARS`] characters, `...` and its length (`abc... (67108864 bytes)`), so that a huge
+/// field never makes a huge message.
+pub(crate) fn cut(value: &str) -> String {
+    cut_long(value, MAX_QUOTED_CHARS)
+}
+
+/// [`cut`] at `max` characters, for text that is a whole message of another library (which may
+/// quote a value in it).
+pub(crate) fn cut_long(value: &str, max: usize) -> String {
+    match value.char_indices().nth(max) {
+        None => value.to_string(),
+        Some((end, _)) => format!("{}... ({} bytes)", &value[..end], value.len()),
+    }
+}
+
+/// A failure reading one object, with the object's path: what the query path's object store
+/// (see `query::store`) returns, so that every storage and corruption error names its object.
+#[derive(Debug)]
+pub(crate) struct ObjectFailure {
+    /// The object, relative to the lake root.
+    pub(crate) path: String,
+    /// `Some(size)` when a read ran past the end of an object of `size` bytes: the file is
+    /// shorter than the metadata that points at it says.
+    pub(crate) truncated_at: Option<u64>,
+    pub(crate) source: object_store::Error,
+}
+
+impl fmt::Display for ObjectFailure {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.truncated_at {
+            Some(size) => write!(
+                f,
+                "{} is truncated: it has {size} bytes, fewer than the table's metadata says",
+                self.path
+            ),
+            None => write!(f, "{}: {}", self.path, self.source),
+        }
+    }
+}
+
+impl std::error::Error for ObjectFailure {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        Some(&self.source)
+    }
+}
+
+/// The kind and message of an object store error, by its type.
+fn classify_store(e: &object_store::Error) -> (ErrorKind, bool, String) {
+    use object_store::Error as O;
+    match e {
+        O::NotFound { path, .. } => (ErrorKind::NotFound, false, format!("{path} does not exist")),
+        O::AlreadyExists { path, .. } => (ErrorKind::AlreadyExists, false, format!("{path} exists already")),
+        O::PermissionDenied { .. } | O::Unauthenticated { .. } => (ErrorKind::Storage, false, format!("storage: {e}")),
+        O::Generic { source, .. } => match source.downcast_ref::<ObjectFailure>() {
+            Some(f) => classify_failure(f),
+            None => (ErrorKind::Storage, true, format!("storage: {e}")),
+        },
+        other => (ErrorKind::Storage, true, format!("storage: {other}")),
+    }
+}
+
+fn classify_failure(f: &ObjectFailure) -> (ErrorKind, bool, String) {
+    if f.truncated_at.is_some() {
+        return (ErrorKind::Corruption, false, format!("data file {f}"));
+    }
+    match classify_store(&f.source) {
+        // NotFound and the like name the path already.
+        (k @ (ErrorKind::NotFound | ErrorKind::AlreadyExists), r, m) => (k, r, m),
+        (k, r, _) => (k, r, format!("storage: {f}")),
+    }
+}
+
+/// The first object store failure in `e`'s source chain, classified.
+fn classify_chain(e: &(dyn std::error::Error + 'static)) -> Option<(ErrorKind, bool, String)> {
+    let mut cur = Some(e);
+    while let Some(x) = cur {
+        if let Some(f) = x.downcast_ref::<ObjectFailure>() {
+            return Some(classify_failure(f));
+        }
+        if let Some(o) = x.downcast_ref::<object_store::Error>() {
+            return Some(classify_store(o));
+        }
+        cur = x.source();
+    }
+    None
+}
+
+fn from_chain(
+    e: impl std::error::Error + Send + Sync + 'static,
+) -> std::result::Result<Error, Box<dyn std::error::Error + Send + Sync>> {
+    match classify_chain(&e) {
+        Some((kind, retryable, message)) => Ok(Error {
+            kind,
+            message,
+            retryable,
+            source: Some(Box::new(e)),
+        }),
+        None => Err(Box::new(e)),
+    }
+}
 
 impl From<object_store::Error> for Error {
     fn from(e: object_store::Error) -> Self {
-        match e {
-            object_store::Error::NotFound { path, .. } => Error::not_found(format!("{path} does not exist")),
-            object_store::Error::AlreadyExists { path, .. } => {
-                Error::new(ErrorKind::AlreadyExists, format!("{path} exists already"))
-            }
-            e @ (object_store::Error::PermissionDenied { .. } | object_store::Error::Unauthenticated { .. }) => {
-                Error::storage(format!("storage: {e}"), false)
-            }
-            other => Error::storage(format!("storage: {other}"), true),
+        let (kind, retryable, message) = classify_store(&e);
+        Error {
+            kind,
+            message,
+            retryable,
+            source: Some(Box::new(e)),
         }
     }
 }
 
 impl From<iceberg::Error> for Error {
     fn from(e: iceberg::Error) -> Self {
-        Error::corrupt(format!("iceberg metadata: {e}"))
+        Error::corrupt(format!("iceberg metadata: {e}")).with_source(e)
     }
 }
 
 impl From<parquet::errors::ParquetError> for Error {
     fn from(e: parquet::errors::ParquetError) -> Self {
-        Error::corrupt(format!("parquet: {e}"))
+        if let Some((kind, retryable, message)) = classify_chain(&e) {
+            return Error {
+                kind,
+                message,
+                retryable,
+                source: Some(Box::new(e)),
+            };
+        }
+        Error::corrupt(format!("parquet: {e}")).with_source(e)
     }
 }
 
@@ -158,16 +300,24 @@ impl From<arrow::error::ArrowError> for Error {
         match e {
             arrow::error::ArrowError::ExternalError(inner) => match inner.downcast::<Error>() {
                 Ok(v) => *v,
-                Err(other) => Error::invalid(other.to_string()),
+                Err(other) => match classify_chain(other.as_ref()) {
+                    Some((kind, retryable, message)) => Error {
+                        kind,
+                        message,
+                        retryable,
+                        source: Some(other),
+                    },
+                    None => Error::invalid(other.to_string()).with_source(other),
+                },
             },
-            other => Error::invalid(strip_arrow_prefix(&other.to_string())),
+            other => Error::invalid(strip_arrow_prefix(&other.to_string())).with_source(other),
         }
     }
 }
 
 impl From<serde_json::Error> for Error {
     fn from(e: serde_json::Error) -> Self {
-        Error::corrupt(format!("metadata JSON: {e}"))
+        Error::corrupt(format!("metadata JSON: {e}")).with_source(e)
     }
 }
 
@@ -177,12 +327,23 @@ impl From<datafusion::error::DataFusionError> for Error {
         match e {
             D::External(inner) => match inner.downcast::<Error>() {
                 Ok(v) => *v,
-                Err(other) => Error::invalid(other.to_string()),
+                Err(other) => match classify_chain(other.as_ref()) {
+                    Some((kind, retryable, message)) => Error {
+                        kind,
+                        message,
+                        retryable,
+                        source: Some(other),
+                    },
+                    None => Error::invalid(other.to_string()).with_source(other),
+                },
             },
             D::Context(ctx, inner) => Error::from(*inner).context(ctx),
             D::Shared(inner) => match std::sync::Arc::try_unwrap(inner) {
                 Ok(v) => Error::from(v),
-                Err(arc) => Error::invalid(arc.to_string()),
+                Err(arc) => match classify_chain(arc.as_ref()) {
+                    Some((kind, retryable, message)) => Error::new(kind, message).retry(retryable).with_source(arc),
+                    None => Error::invalid(arc.to_string()).with_source(arc),
+                },
             },
             D::ArrowError(inner, _) => Error::from(*inner),
             D::ResourcesExhausted(m) => Error::new(
@@ -192,6 +353,13 @@ impl From<datafusion::error::DataFusionError> for Error {
             D::ObjectStore(e) => Error::from(*e),
             D::ParquetError(e) => Error::from(*e),
             other => {
+                let other = match from_chain(other) {
+                    Ok(classified) => return classified,
+                    Err(o) => match o.downcast::<D>() {
+                        Ok(d) => *d,
+                        Err(o) => return Error::internal(o.to_string()),
+                    },
+                };
                 let text = other.strip_backtrace();
                 if let Some(name) = missing_table(&text) {
                     return Error::not_found(format!(
@@ -206,7 +374,7 @@ impl From<datafusion::error::DataFusionError> for Error {
                 } else {
                     ErrorKind::InvalidInput
                 };
-                Error::new(kind, text)
+                Error::new(kind, text).with_source(other)
             }
         }
     }

@@ -45,12 +45,15 @@
 //! | `format` | Iceberg metadata (schemas, manifests), the table contract in table properties |
 //! | `catalog` | tables in the lake's storage: create, drop, list, load, data files of a snapshot |
 //! | `write` | aligning and validating batches, time parsing, sorting, partitioning, Parquet |
+//! | [`input`] | decoding inputs: format detection, CSV/TSV, NDJSON, Parquet, type inference, NULL spellings |
 //! | `commit` | the one transaction every change goes through: added/removed files, operation, summary, schema and property changes, expiry, batch ids; put-if-absent with rebase and retry; the version hint |
 //! | `maintain` | compaction, retention, snapshot expiry, orphan cleanup |
 //! | `query` | the DataFusion catalog, table provider, pruning, INSERT, functions, time travel |
 //! | `lake` | the facade, [`Lake`] |
+//! | [`import`](mod@import) | inputs into a table in one commit (create if missing, report), shared by CLI and Python |
 //!
-//! `query` uses `commit` for `INSERT INTO`; nothing below `query` imports it.
+//! `query` uses `commit` for `INSERT INTO`; nothing below `query` imports it. `input` uses only
+//! `write` (time and cast rules) and `error`; `import` sits on top of `lake` and `input`.
 
 #![forbid(unsafe_code)]
 #![warn(missing_docs, missing_debug_implementations, rustdoc::broken_intra_doc_links)]
@@ -59,6 +62,8 @@ mod catalog;
 mod commit;
 mod error;
 mod format;
+pub mod import;
+pub mod input;
 mod lake;
 mod maintain;
 mod query;
@@ -70,12 +75,20 @@ pub use commit::{AppendOptions, AppendReport, InlineMaintenance};
 pub use error::{Error, ErrorKind, Result};
 pub use format::properties::{parse_bytes, parse_duration};
 pub use format::{Partitioning, TableContract};
+pub use import::{import, ImportOptions, ImportReport};
+pub use input::{Input, InputFormat, TextOptions};
 pub use lake::{Lake, QueryResult, SnapshotInfo, TableAppender, TableDescription, TableInfo};
 pub use maintain::{MaintainOptions, MaintainProgress, MaintainReport, ProgressFn, DEFAULT_ORPHAN_AGE};
 pub use query::session::QueryOptions;
 pub use storage::{default_lake_url, StorageKind, DEFAULT_LAKE, LAKE_ENV};
 pub use write::time::parse_time_unit;
 pub use write::TimeOptions;
+
+/// Stack bytes for the threads that plan and run queries (the runtime's workers): DataFusion walks
+/// expressions recursively, and `SELECT sum(c1 + ... + c400)` needs several MiB in a debug build.
+/// With DataFusion's `recursive_protection` (enabled) deeper recursion grows onto the heap; this
+/// leaves room for the parts that do not. Give it to `tokio::runtime::Builder::thread_stack_size`.
+pub const THREAD_STACK_BYTES: usize = 64 << 20;
 
 /// Re-exported so callers use the same Arrow as the engine.
 pub use arrow;

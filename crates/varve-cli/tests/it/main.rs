@@ -5,8 +5,11 @@
 mod bad_input;
 mod commands;
 mod concurrency;
+mod data_errors;
 mod maintenance;
+mod pipes;
 mod real_data;
+mod real_files;
 
 use std::process::{Command, Output};
 

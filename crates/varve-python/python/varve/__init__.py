@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import functools
+import os
 from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Sequence, TypeVar, Union
 
 import pyarrow as pa
@@ -186,6 +187,7 @@ class Table:
         note: Optional[str] = None,
         timezone: Optional[str] = None,
         maintain: bool = True,
+        truncate_ns: bool = False,
     ) -> Dict[str, Any]:
         """Appends rows in one commit (one snapshot).
 
@@ -198,19 +200,25 @@ class Table:
             maintain: compact the partitions written to when they hold more than
                 ``varve.compact-min-files`` small files (the table's ``varve.auto-maintain`` permitting).
 
+            truncate_ns: store times with digits below a microsecond (the table keeps µs) truncated;
+                without it such data is refused with the first row that would change.
+
         Returns:
             ``{"rows", "files", "bytes", "snapshot_id", "duplicate", "added_columns",
             "truncated_times", "attempts", "seconds", "maintenance"}``; bytes are Parquet bytes
             written; ``maintenance`` is None or what inline compaction did (a failure of it is
-            reported there and never undoes the append).
+            reported there and never undoes the append). With
+            ``truncate_ns``, also ``collided_keys``: (series key, time) keys of this append that hold
+            more than one input time after truncation.
 
         Raises:
-            InvalidInputError: a value that does not fit its column, with column, row and value.
+            InvalidInputError: a value that does not fit its column, with column, row and value; a
+                time with nanoseconds (without ``truncate_ns``) or a leap second.
             SchemaMismatchError: a column type Varve cannot store, or cannot convert.
             ConflictError: other writers won every commit attempt (retryable).
             NotFoundError: the table does not exist.
         """
-        return self._lake._handle.append(self._name, _to_reader(data), batch_id, note, timezone, maintain)
+        return self._lake._handle.append(self._name, _to_reader(data), batch_id, note, timezone, maintain, truncate_ns)
 
     @_native
     def maintain(
@@ -427,6 +435,70 @@ class Lake:
             NotFoundError: no such table.
         """
         self._handle.drop_table(name)
+
+    @_native
+    def import_files(
+        self,
+        name: str,
+        paths: Union[str, "os.PathLike[str]", Sequence[Union[str, "os.PathLike[str]"]]],
+        format: Optional[str] = None,
+        time_column: Union[str, Sequence[str], None] = None,
+        time_name: str = "time",
+        series_key: Sequence[str] = (),
+        partition: str = "day",
+        plain: bool = False,
+        null_values: Sequence[str] = (),
+        delimiter: Optional[str] = None,
+        skip_rows: int = 0,
+        time_format: Optional[str] = None,
+        timezone: Optional[str] = None,
+        time_unit: Optional[str] = None,
+        truncate_ns: bool = False,
+        rename_duplicates: bool = False,
+        batch_id: Optional[str] = None,
+        note: Optional[str] = None,
+    ) -> Dict[str, Any]:
+        """Imports files into a table in one commit, decoded as ``varve import`` decodes them.
+
+        The table is created from the first file's columns when it does not exist (``time_column``,
+        ``series_key``, ``partition`` and ``plain`` only shape a new table).
+
+        Args:
+            name: the table.
+            paths: a file or files: CSV, TSV (``.csv``, ``.tsv``, optionally ``.gz``), NDJSON
+                (``.ndjson``, ``.jsonl``), Parquet.
+            format: ``"csv"``, ``"tsv"``, ``"ndjson"`` or ``"parquet"``; detected from the name if None.
+            time_column: the time column; two names are joined with a space into ``time_name``.
+            null_values: unquoted CSV fields that mean NULL, besides an unquoted empty field
+                (``""`` quoted is the empty string).
+            delimiter: one character, for CSV/TSV.
+            skip_rows: lines before the header.
+            time_format, timezone, time_unit: how to read times (strftime, IANA zone or offset,
+                ``s``/``ms``/``us``/``ns`` for numbers).
+            truncate_ns: store times with nanoseconds truncated to µs instead of refusing them.
+            rename_duplicates: read a repeated header name as ``name_2`` instead of refusing.
+            batch_id, note: as in :meth:`Table.append`.
+
+        Returns:
+            ``{"append": {... as Table.append ...}, "created", "collided_keys", "contract_note"}``.
+
+        Raises:
+            NotFoundError: a file does not exist.
+            InvalidInputError: a bad file or value, naming the file, line or row and the value.
+        """
+        if isinstance(paths, (str, os.PathLike)):
+            paths = [paths]
+        if time_column is None:
+            times: List[str] = []
+        elif isinstance(time_column, str):
+            times = [time_column]
+        else:
+            times = list(time_column)
+        return self._handle.import_files(
+            name, [os.fspath(p) for p in paths], format, times, time_name, list(series_key), partition, plain,
+            list(null_values), delimiter, skip_rows, time_format, timezone, time_unit, truncate_ns,
+            rename_duplicates, batch_id, note,
+        )
 
     @_native
     def sql(

@@ -31,6 +31,28 @@ class NativeLake:
         note: Optional[str] = None,
         timezone: Optional[str] = None,
         maintain: bool = True,
+        truncate_ns: bool = False,
+    ) -> Dict[str, Any]: ...
+    def import_files(
+        self,
+        name: str,
+        paths: List[str],
+        format: Optional[str] = None,
+        time_columns: List[str] = ...,
+        time_name: str = "time",
+        series_key: List[str] = ...,
+        partition: str = "day",
+        plain: bool = False,
+        null_values: List[str] = ...,
+        delimiter: Optional[str] = None,
+        skip_rows: int = 0,
+        time_format: Optional[str] = None,
+        timezone: Optional[str] = None,
+        time_unit: Optional[str] = None,
+        truncate_ns: bool = False,
+        rename_duplicates: bool = False,
+        batch_id: Optional[str] = None,
+        note: Optional[str] = None,
     ) -> Dict[str, Any]: ...
     def sql(
         self,

@@ -3,7 +3,8 @@
 //! Owns the DataFusion catalog over the lake (`catalog`), the table provider that lists a
 //! snapshot's data files from its manifests and prunes them by partition and column bounds before
 //! any data is read (`provider`), `INSERT` through the append path (`sink`), the time-series
-//! functions (`functions`), time travel in SQL (`time_travel`) and the session that runs a
+//! functions (`functions`), time travel in SQL (`time_travel`), the object store as queries read
+//! it, naming the object in every read error (`store`), and the session that runs a
 //! statement (`session`). It must not write metadata except through `commit`.
 
 pub(crate) mod catalog;
@@ -11,4 +12,5 @@ pub(crate) mod functions;
 pub(crate) mod provider;
 pub(crate) mod session;
 pub(crate) mod sink;
+pub(crate) mod store;
 pub(crate) mod time_travel;

@@ -18,7 +18,7 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::query::catalog::LakeCatalog;
 use crate::query::functions;
 use crate::query::provider::{QueryEnv, ScanNote, STORE_URL};
-use crate::query::time_travel;
+use crate::query::{store, time_travel};
 use crate::storage::Storage;
 
 /// The catalog name tables are registered under (`varve.<namespace>.<table>`).
@@ -60,6 +60,53 @@ impl QueryOptions {
     }
 }
 
+/// Deepest nesting of expressions a statement may have. Planning is recursive (and, in a debug
+/// build, slow: quadratic in the depth); `SELECT sum(c1 + ... + c400)` is 400 deep.
+pub(crate) const MAX_EXPR_DEPTH: usize = 1_000;
+
+/// Refuses a statement whose expressions nest deeper than [`MAX_EXPR_DEPTH`], before DataFusion
+/// plans it (its recursion is where a too-deep statement would otherwise exhaust the stack). The
+/// walk stops at the limit, so it never recurses deeper itself. Text that does not parse is left
+/// to DataFusion, which reports it.
+///
+/// Errors: [`crate::ErrorKind::InvalidInput`] saying how deep the limit is.
+fn check_depth(sql: &str) -> Result<()> {
+    use std::ops::ControlFlow;
+
+    use datafusion::sql::sqlparser::ast::{Expr, Visit, Visitor};
+    use datafusion::sql::sqlparser::dialect::GenericDialect;
+    use datafusion::sql::sqlparser::parser::Parser;
+
+    struct Depth(usize);
+    impl Visitor for Depth {
+        type Break = ();
+        fn pre_visit_expr(&mut self, _: &Expr) -> ControlFlow<()> {
+            self.0 += 1;
+            if self.0 > MAX_EXPR_DEPTH {
+                ControlFlow::Break(())
+            } else {
+                ControlFlow::Continue(())
+            }
+        }
+        fn post_visit_expr(&mut self, _: &Expr) -> ControlFlow<()> {
+            self.0 -= 1;
+            ControlFlow::Continue(())
+        }
+    }
+    let Ok(statements) = Parser::parse_sql(&GenericDialect {}, sql) else {
+        return Ok(());
+    };
+    for s in &statements {
+        if s.visit(&mut Depth(0)).is_break() {
+            return Err(crate::Error::invalid(format!(
+                "the statement nests expressions more than {MAX_EXPR_DEPTH} deep (e.g. a sum of that many \
+                 terms); split it, for example into subqueries or a sum over rows"
+            )));
+        }
+    }
+    Ok(())
+}
+
 /// Builds a session over the lake and plans `sql` (after the time-travel rewrite).
 pub(crate) async fn prepare(
     storage: &Storage,
@@ -94,14 +141,17 @@ pub(crate) async fn prepare(
     }
     let ctx = SessionContext::new_with_config_rt(config, runtime.build_arc()?);
     let url = Url::parse(STORE_URL).map_err(|e| crate::Error::internal(e.to_string()))?;
-    ctx.runtime_env().register_object_store(&url, storage.store.clone());
+    ctx.runtime_env()
+        .register_object_store(&url, store::NamingStore::wrap(storage.store.clone()));
     let tables = lake_catalog::list_candidates(storage).await?;
     ctx.register_catalog(CATALOG, Arc::new(LakeCatalog { env, tables }));
     for f in functions::all() {
         ctx.register_udf(f.as_ref().clone());
     }
     let text = time_travel::rewrite(sql)?;
-    let df = ctx.sql(text.as_deref().unwrap_or(sql)).await?;
+    let text = text.as_deref().unwrap_or(sql);
+    check_depth(text)?;
+    let df = ctx.sql(text).await?;
     Ok(Prepared { df, scans })
 }
 

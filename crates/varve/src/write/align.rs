@@ -6,24 +6,37 @@
 //! checked, and the first value that would be lost is reported with its column, row and text
 //! ("column velocity, row 17: 'fast' is not a float64"). Nothing here is ever silently nulled.
 
-use arrow::array::{new_null_array, Array, ArrayRef, RecordBatch};
+use std::sync::Arc;
+
+use arrow::array::{new_null_array, Array, ArrayRef, AsArray, Float32Builder, Float64Builder, RecordBatch};
 use arrow::compute::kernels::cmp::distinct;
 use arrow::compute::{cast_with_options, CastOptions};
 use arrow::datatypes::{DataType, SchemaRef, TimeUnit};
 use arrow::util::display::array_value_to_string;
 
-use crate::error::{Error, Result};
+use crate::error::{cut, Error, Result};
 use crate::format::schema::{arrow_type, iceberg_type};
 use crate::write::time::{to_utc_micros, TimeOptions};
 
 /// Input columns the table does not have, with the Arrow type they will be stored as.
 ///
 /// Errors: [`crate::ErrorKind::SchemaMismatch`] for a column of a type Varve cannot store.
+/// Errors: [`crate::ErrorKind::InvalidInput`] for a name given to two input columns (the second
+/// would be dropped), naming both positions.
 pub(crate) fn new_columns(table: &SchemaRef, input: &arrow::datatypes::Schema) -> Result<Vec<(String, DataType)>> {
     let mut out = Vec::new();
+    let mut seen = std::collections::HashMap::new();
     for (i, f) in input.fields().iter().enumerate() {
         if f.name().is_empty() {
             return Err(Error::schema(format!("column {}: a column needs a name", i + 1)));
+        }
+        if let Some(j) = seen.insert(f.name().as_str(), i) {
+            return Err(Error::invalid(format!(
+                "columns {} and {} of the input are both named \"{}\"; rename one",
+                j + 1,
+                i + 1,
+                cut(f.name())
+            )));
         }
         if table.field_with_name(f.name()).is_err() {
             out.push((f.name().clone(), arrow_type(&iceberg_type(f.name(), f.data_type())?)?));
@@ -107,6 +120,9 @@ pub(crate) fn cast_checked(array: &ArrayRef, to: &DataType, column: &str, row_of
         return Ok(new_null_array(to, array.len()));
     }
     let from_text = matches!(from, DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View);
+    if from_text && matches!(to, DataType::Float64 | DataType::Float32) {
+        return text_to_float(array, to, column, row_offset);
+    }
     let never = (to.is_numeric() && !(from.is_numeric() || from_text))
         || (matches!(to, DataType::Timestamp(..) | DataType::Date32)
             && !(from_text || matches!(from, DataType::Timestamp(..) | DataType::Date32 | DataType::Date64)))
@@ -134,10 +150,28 @@ pub(crate) fn cast_checked(array: &ArrayRef, to: &DataType, column: &str, row_of
         ))
     })?;
     let row = |i: usize| row_offset + i as u64 + 1;
+    // A leap second (`23:59:60`) would be moved to the next second by the cast: refuse it.
+    if from_text && matches!(to, DataType::Timestamp(..)) {
+        let s = cast_with_options(array, &DataType::Utf8, &CastOptions::default())?;
+        let s = s.as_string::<i32>();
+        for i in 0..s.len() {
+            if s.is_valid(i) && s.value(i).contains(":60") {
+                let v = s.value(i).trim();
+                if crate::write::time::parse_time_precise(v, None, None).is_some_and(|p| p.leap) {
+                    return Err(Error::invalid(format!(
+                        "column {column}, row {}: {} is a leap second, which a timestamp cannot hold (Varve \
+                         refuses it rather than move it to the next second)",
+                        row(i),
+                        cut(v)
+                    )));
+                }
+            }
+        }
+    }
     // A value that became null did not convert.
     if out.null_count() > array.null_count() {
         if let Some(i) = (0..array.len()).find(|&i| array.is_valid(i) && out.is_null(i)) {
-            let v = array_value_to_string(array, i).unwrap_or_default();
+            let v = cut(&array_value_to_string(array, i).unwrap_or_default());
             let text = if from_text {
                 format!("'{v}' is not a {}", type_name(to))
             } else {
@@ -158,7 +192,7 @@ pub(crate) fn cast_checked(array: &ArrayRef, to: &DataType, column: &str, row_of
         )?;
         let changed = distinct(array, &back)?;
         if let Some(i) = (0..changed.len()).find(|&i| changed.is_valid(i) && changed.value(i)) {
-            let v = array_value_to_string(array, i).unwrap_or_default();
+            let v = cut(&array_value_to_string(array, i).unwrap_or_default());
             return Err(Error::invalid(format!(
                 "column {column}, row {}: {v} cannot be stored as {} without loss",
                 row(i),
@@ -197,7 +231,7 @@ pub(crate) fn cast_checked(array: &ArrayRef, to: &DataType, column: &str, row_of
             if let Some(i) =
                 (0..changed.len()).find(|&i| changed.is_valid(i) && changed.value(i) && precise.is_valid(i))
             {
-                let v = array_value_to_string(array, i).unwrap_or_default();
+                let v = cut(&array_value_to_string(array, i).unwrap_or_default());
                 return Err(Error::invalid(format!(
                     "column {column}, row {}: '{v}' cannot be stored as {} without loss",
                     row(i),
@@ -209,10 +243,60 @@ pub(crate) fn cast_checked(array: &ArrayRef, to: &DataType, column: &str, row_of
     Ok(out)
 }
 
+/// Text to a float column: decimal and exponent notation and the usual spellings of infinity and
+/// NaN (`inf`, `+inf`, `Infinity`, `-Infinity`, `NaN`, any case), correctly rounded; a float32 column
+/// takes only values that are finite in float32 when finite in float64.
+fn text_to_float(array: &ArrayRef, to: &DataType, column: &str, row_offset: u64) -> Result<ArrayRef> {
+    let s = cast_with_options(array, &DataType::Utf8, &CastOptions::default())?;
+    let s = s.as_string::<i32>();
+    let bad = |i: usize| {
+        Error::invalid(format!(
+            "column {column}, row {}: '{}' is not a {}",
+            row_offset + i as u64 + 1,
+            cut(s.value(i)),
+            type_name(to)
+        ))
+    };
+    let parse = |i: usize| -> Result<f64> {
+        let v = s.value(i);
+        // Rust's parser takes inf/infinity/nan in any case, signed; it also takes forms such as
+        // "1." and ".5", as CSV writers print them.
+        v.parse::<f64>().map_err(|_| bad(i))
+    };
+    if to == &DataType::Float32 {
+        let mut out = Float32Builder::with_capacity(s.len());
+        for i in 0..s.len() {
+            if s.is_null(i) {
+                out.append_null();
+                continue;
+            }
+            let v = parse(i)?;
+            let f = v as f32;
+            if v.is_finite() && !f.is_finite() {
+                return Err(Error::invalid(format!(
+                    "column {column}, row {}: {} is out of range of a float32",
+                    row_offset + i as u64 + 1,
+                    cut(s.value(i))
+                )));
+            }
+            out.append_value(f);
+        }
+        return Ok(Arc::new(out.finish()));
+    }
+    let mut out = Float64Builder::with_capacity(s.len());
+    for i in 0..s.len() {
+        if s.is_null(i) {
+            out.append_null();
+        } else {
+            out.append_value(parse(i)?);
+        }
+    }
+    Ok(Arc::new(out.finish()))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::sync::Arc;
 
     use arrow::array::{Float64Array, Int64Array, StringArray};
 
@@ -237,6 +321,31 @@ mod tests {
         ]));
         let e = cast_checked(&t, &DataType::Timestamp(TimeUnit::Microsecond, None), "seen", 0).unwrap_err();
         assert!(e.message().starts_with("column seen, row 2:"), "{e}");
+    }
+
+    #[test]
+    fn spellings_of_infinity_are_floats() {
+        let a: ArrayRef = Arc::new(StringArray::from(vec![
+            "Infinity",
+            "-Infinity",
+            "+inf",
+            "NaN",
+            "1e3",
+            "-0.5",
+        ]));
+        let f = cast_checked(&a, &DataType::Float64, "v", 0).unwrap();
+        let f = f.as_primitive::<arrow::datatypes::Float64Type>();
+        assert_eq!(f.value(0), f64::INFINITY);
+        assert_eq!(f.value(1), f64::NEG_INFINITY);
+        assert_eq!(f.value(2), f64::INFINITY);
+        assert!(f.value(3).is_nan());
+        assert_eq!((f.value(4), f.value(5)), (1000.0, -0.5));
+        let bad: ArrayRef = Arc::new(StringArray::from(vec!["1", "x".repeat(100).as_str()]));
+        let e = cast_checked(&bad, &DataType::Float64, "v", 0).unwrap_err();
+        assert_eq!(
+            e.message(),
+            format!("column v, row 2: '{}... (100 bytes)' is not a float64", "x".repeat(80))
+        );
     }
 
     #[test]

@@ -11,13 +11,15 @@ use std::sync::Arc;
 
 use arrow::array::{Array, ArrayRef, AsArray, Int32Array, RecordBatch, UInt32Array};
 use arrow::compute::{concat_batches, lexsort_to_indices, take_record_batch, SortColumn};
-use arrow::datatypes::{DataType, SchemaRef, TimeUnit};
+use arrow::datatypes::{DataType, Schema, SchemaRef, TimeUnit};
 use bytes::Bytes;
 use iceberg::spec::{DataContentType, DataFile, DataFileBuilder, DataFileFormat, Datum, Literal, Struct};
-use parquet::arrow::ArrowWriter;
+use parquet::arrow::arrow_writer::{compute_leaves, ArrowRowGroupWriterFactory};
+use parquet::arrow::{add_encoded_arrow_schema_to_metadata, ArrowSchemaConverter};
 use parquet::basic::{Compression, ZstdLevel};
-use parquet::file::metadata::SortingColumn;
+use parquet::file::metadata::{ParquetMetaData, SortingColumn};
 use parquet::file::properties::{EnabledStatistics, WriterProperties};
+use parquet::file::writer::SerializedFileWriter;
 
 use crate::error::{Error, Result};
 use crate::format::TableContract;
@@ -134,10 +136,7 @@ pub(crate) fn encode(run: &Run, contract: &TableContract, location: &str) -> Res
     let batch = &run.batch;
     let schema = batch.schema();
     let props = writer_properties(&schema, contract, ROW_GROUP_ROWS);
-    let mut buf = Vec::with_capacity(batch.get_array_memory_size() / 4 + 1024);
-    let mut writer = ArrowWriter::try_new(&mut buf, schema.clone(), Some(props))?;
-    writer.write(batch)?;
-    let meta = writer.close()?;
+    let (buf, meta) = write_parquet(batch, props)?;
     let mut metrics = FileMetrics::new(schema.clone());
     metrics.update(batch);
     let size = buf.len() as u64;
@@ -248,6 +247,50 @@ impl FileMetrics {
         }
         b.build().map_err(|e| Error::internal(format!("data file entry: {e}")))
     }
+}
+
+/// Writes `batch` as a Parquet file in row groups of [`ROW_GROUP_ROWS`], one column at a time.
+///
+/// Arrow's `ArrowWriter` opens a writer for every column of a row group at once, and each holds
+/// buffers (a dictionary encoder alone takes tens of KiB) whatever the data: a 20-row file of
+/// 2,000 columns took over 100 MiB. Here a column's writer exists only while that column is
+/// encoded, so memory follows the data. Each column writer is made from a one-column schema whose
+/// column descriptor equals the file's, so the chunks append to the file's row group as usual.
+fn write_parquet(batch: &RecordBatch, props: WriterProperties) -> Result<(Vec<u8>, ParquetMetaData)> {
+    let schema = batch.schema();
+    let mut props = props;
+    add_encoded_arrow_schema_to_metadata(&schema, &mut props);
+    let props = Arc::new(props);
+    let converter = ArrowSchemaConverter::new().with_coerce_types(props.coerce_types());
+    let parquet_schema = converter.convert(&schema)?;
+    let mut buf = Vec::with_capacity(batch.get_array_memory_size() / 4 + 1024);
+    let mut file = SerializedFileWriter::new(&mut buf, parquet_schema.root_schema_ptr(), props.clone())?;
+    // One factory per column, over a one-column schema (its writer's sink is never written to).
+    let mut factories = Vec::with_capacity(schema.fields().len());
+    for field in schema.fields() {
+        let one = Arc::new(Schema::new(vec![field.clone()]));
+        let desc = converter.convert(&one)?;
+        let sink = SerializedFileWriter::new(std::io::sink(), desc.root_schema_ptr(), props.clone())?;
+        factories.push(ArrowRowGroupWriterFactory::new(&sink, one));
+    }
+    let mut start = 0;
+    while start < batch.num_rows() || (start == 0 && batch.num_rows() == 0) {
+        let len = ROW_GROUP_ROWS.min(batch.num_rows() - start);
+        let slice = batch.slice(start, len);
+        let mut rg = file.next_row_group()?;
+        for ((field, column), factory) in schema.fields().iter().zip(slice.columns()).zip(&factories) {
+            for mut writer in factory.create_column_writers(0)? {
+                for leaf in compute_leaves(field, column)? {
+                    writer.write(&leaf)?;
+                }
+                writer.close()?.append_to_row_group(&mut rg)?;
+            }
+        }
+        rg.close()?;
+        start += len.max(1);
+    }
+    let meta = file.close()?;
+    Ok((buf, meta))
 }
 
 fn field_id(schema: &SchemaRef, i: usize) -> Option<i32> {

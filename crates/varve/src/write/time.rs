@@ -4,7 +4,13 @@
 //! Rules: values that carry a zone or offset are absolute; naive timestamps, dates and zone-less
 //! strings are read in [`TimeOptions::timezone`] (UTC by default); numbers are epoch offsets in
 //! [`TimeOptions::unit`]. The hour `24:00` (ISO 8601 end of day) is read as `00:00` of the next day.
-//! Nanoseconds are truncated to µs (Iceberg v2 has no ns type) and the truncations are counted.
+//!
+//! Nothing is changed without a word: a time with digits below a microsecond (Iceberg v2 keeps µs)
+//! is refused, naming its row and value, unless [`TimeOptions::truncate_ns`] asks for truncation
+//! (then truncations are counted); a leap second (`23:59:60`) is refused, as DuckDB and chrono's
+//! timestamps have no place for it (moving it to the next second could land on another reading).
+//! Float numbers are rounded to the nearest µs when the difference is below the float's own
+//! precision (`1714550400.123` s is 1714550400123000 µs, though the float is a hair below).
 
 use std::str::FromStr;
 use std::sync::Arc;
@@ -15,7 +21,7 @@ use arrow::compute::{cast_with_options, CastOptions};
 use arrow::datatypes::{DataType, TimeUnit};
 use chrono::{DateTime, NaiveDate, NaiveDateTime, TimeZone};
 
-use crate::error::{Error, Result};
+use crate::error::{cut, Error, Result};
 use crate::format::schema::UTC;
 
 /// How to read the time column of an input.
@@ -33,6 +39,9 @@ pub struct TimeOptions {
     /// When set, times are durations elapsed since this instant (µs since the epoch, UTC): numbers
     /// in [`TimeOptions::unit`], or strings such as `0 days 00:00:01`, `00:01:30.5` or `90s`.
     pub origin: Option<i64>,
+    /// Store times with digits below a microsecond truncated to µs (and count them) instead of
+    /// refusing the input. CLI: `--truncate-ns`; Python: `truncate_ns=True`.
+    pub truncate_ns: bool,
 }
 
 /// Parses a time unit name: `s`, `ms`, `us` (or `µs`), `ns`.
@@ -74,6 +83,55 @@ fn micros_per(unit: TimeUnit) -> (i64, i64) {
 pub(crate) struct TimeColumn {
     pub(crate) values: ArrayRef,
     pub(crate) truncated: u64,
+    /// With [`TimeOptions::truncate_ns`]: each row's nanoseconds below its µs (0..999).
+    pub(crate) sub_micros: Option<Vec<u16>>,
+}
+
+/// Sub-µs digits seen while converting: refused, or counted when truncation is asked for.
+struct Precision<'a> {
+    name: &'a str,
+    truncate: bool,
+    truncated: u64,
+    subs: Option<Vec<u16>>,
+}
+
+impl Precision<'_> {
+    fn new(name: &str, truncate: bool, rows: usize) -> Precision<'_> {
+        Precision {
+            name,
+            truncate,
+            truncated: 0,
+            subs: truncate.then(|| Vec::with_capacity(rows)),
+        }
+    }
+
+    /// Row `row` (1-based) has `sub` ns below its µs; `shown` is its value for the message.
+    fn note(&mut self, row: u64, sub: u16, shown: impl FnOnce() -> String) -> Result<()> {
+        if let Some(s) = self.subs.as_mut() {
+            s.push(sub);
+        }
+        if sub == 0 {
+            return Ok(());
+        }
+        if !self.truncate {
+            return Err(Error::invalid(format!(
+                "column {}, row {row}: {} has nanoseconds; the table keeps microseconds; --truncate-ns \
+                 (Python: truncate_ns=True) stores it truncated",
+                self.name,
+                cut(&shown())
+            )));
+        }
+        self.truncated += 1;
+        Ok(())
+    }
+}
+
+fn leap_second_error(name: &str, row: u64, text: &str) -> Error {
+    Error::invalid(format!(
+        "column {name}, row {row}: {} is a leap second, which a timestamp cannot hold (Varve refuses it \
+         rather than move it to the next second, where it may land on another reading)",
+        cut(text)
+    ))
 }
 
 /// Converts `array` (column `name`, whose first row is input row `row_offset + 1`) to µs UTC.
@@ -89,11 +147,13 @@ pub(crate) fn to_utc_micros(array: &ArrayRef, name: &str, row_offset: u64, opts:
             row(i)
         )));
     }
-    let mut truncated = 0u64;
+    let mut p = Precision::new(name, opts.truncate_ns, array.len());
     if let Some(origin) = opts.origin {
-        return elapsed_since(array, name, origin, opts, row).map(|values| TimeColumn {
+        let values = elapsed_since(array, name, origin, opts, &mut p, row)?;
+        return Ok(TimeColumn {
             values: Arc::new(TimestampMicrosecondArray::from(values).with_timezone(UTC)),
-            truncated: 0,
+            truncated: p.truncated,
+            sub_micros: p.subs,
         });
     }
     let values: Vec<i64> = match array.data_type() {
@@ -102,10 +162,11 @@ pub(crate) fn to_utc_micros(array: &ArrayRef, name: &str, row_offset: u64, opts:
             let raw = raw.as_primitive::<arrow::datatypes::Int64Type>();
             let (mul, div) = micros_per(*unit);
             let mut out = Vec::with_capacity(raw.len());
-            for v in raw.values().iter() {
-                if div > 1 && v % div != 0 {
-                    truncated += 1;
-                }
+            for (i, v) in raw.values().iter().enumerate() {
+                let sub = if div > 1 { v.rem_euclid(div) as u16 } else { 0 };
+                p.note(row(i), sub, || {
+                    arrow::util::display::array_value_to_string(array, i).unwrap_or_else(|_| v.to_string())
+                })?;
                 out.push(
                     v.div_euclid(div)
                         .checked_mul(mul)
@@ -125,6 +186,9 @@ pub(crate) fn to_utc_micros(array: &ArrayRef, name: &str, row_offset: u64, opts:
                 .iter()
                 .map(|d| *d as i64 * 86_400_000_000)
                 .collect();
+            for i in 0..days.len() {
+                p.note(row(i), 0, String::new)?;
+            }
             match &tz {
                 Some(z) => localize(&days, z, name, row)?,
                 None => days,
@@ -132,7 +196,7 @@ pub(crate) fn to_utc_micros(array: &ArrayRef, name: &str, row_offset: u64, opts:
         }
         DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View if opts.unit.is_some() => {
             let unit = opts.unit.unwrap_or(TimeUnit::Second);
-            numbers_to_micros(array, name, unit, 0, &mut truncated, &row)?
+            numbers_to_micros(array, name, unit, 0, &mut p, &row)?
         }
         DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View => {
             let s = cast_with_options(array, &DataType::Utf8, &CastOptions::default())?;
@@ -140,7 +204,7 @@ pub(crate) fn to_utc_micros(array: &ArrayRef, name: &str, row_offset: u64, opts:
             let mut out = Vec::with_capacity(s.len());
             for i in 0..s.len() {
                 let text = s.value(i).trim();
-                let v = parse_time_str(text, opts.format.as_deref(), tz.as_ref()).ok_or_else(|| {
+                let v = parse_time_precise(text, opts.format.as_deref(), tz.as_ref()).ok_or_else(|| {
                     // Text that parses without the zone names a local time the zone skips (a DST gap).
                     if let Some(z) = &tz {
                         if parse_time_str(text, opts.format.as_deref(), None).is_some() {
@@ -152,8 +216,9 @@ pub(crate) fn to_utc_micros(array: &ArrayRef, name: &str, row_offset: u64, opts:
                     }
                     if text.parse::<f64>().is_ok() {
                         return Error::invalid(format!(
-                            "column {name}, row {}: '{text}' is a number: give its unit (--time-unit s|ms|us|ns)",
-                            row(i)
+                            "column {name}, row {}: '{}' is a number: give its unit (--time-unit s|ms|us|ns)",
+                            row(i),
+                            cut(text)
                         ));
                     }
                     let expected = match &opts.format {
@@ -161,11 +226,16 @@ pub(crate) fn to_utc_micros(array: &ArrayRef, name: &str, row_offset: u64, opts:
                         None => "expected RFC 3339 or YYYY-MM-DD HH:MM:SS; give --time-format".to_string(),
                     };
                     Error::invalid(format!(
-                        "column {name}, row {}: '{text}' is not a time ({expected})",
-                        row(i)
+                        "column {name}, row {}: '{}' is not a time ({expected})",
+                        row(i),
+                        cut(text)
                     ))
                 })?;
-                out.push(v);
+                if v.leap {
+                    return Err(leap_second_error(name, row(i), text));
+                }
+                p.note(row(i), v.sub_ns, || text.to_string())?;
+                out.push(v.micros);
             }
             out
         }
@@ -175,7 +245,7 @@ pub(crate) fn to_utc_micros(array: &ArrayRef, name: &str, row_offset: u64, opts:
                     "column {name}: numeric times need a unit (give the time unit: s, ms, us or ns)"
                 ))
             })?;
-            numbers_to_micros(array, name, unit, 0, &mut truncated, &row)?
+            numbers_to_micros(array, name, unit, 0, &mut p, &row)?
         }
         other => {
             return Err(Error::schema(format!(
@@ -184,7 +254,11 @@ pub(crate) fn to_utc_micros(array: &ArrayRef, name: &str, row_offset: u64, opts:
         }
     };
     let values: ArrayRef = Arc::new(TimestampMicrosecondArray::from(values).with_timezone(UTC));
-    Ok(TimeColumn { values, truncated })
+    Ok(TimeColumn {
+        values,
+        truncated: p.truncated,
+        sub_micros: p.subs,
+    })
 }
 
 fn elapsed_since(
@@ -192,6 +266,7 @@ fn elapsed_since(
     name: &str,
     origin: i64,
     opts: &TimeOptions,
+    p: &mut Precision<'_>,
     row: impl Fn(usize) -> u64,
 ) -> Result<Vec<i64>> {
     let text = matches!(
@@ -201,15 +276,7 @@ fn elapsed_since(
     let numeric = array.data_type().is_integer() || array.data_type().is_floating();
     // Numbers, or text when a unit is given, count units since the origin.
     if numeric || (text && opts.unit.is_some()) {
-        let mut ignored = 0;
-        return numbers_to_micros(
-            array,
-            name,
-            opts.unit.unwrap_or(TimeUnit::Second),
-            origin,
-            &mut ignored,
-            &row,
-        );
+        return numbers_to_micros(array, name, opts.unit.unwrap_or(TimeUnit::Second), origin, p, &row);
     }
     match array.data_type() {
         DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View => {
@@ -218,12 +285,15 @@ fn elapsed_since(
             (0..s.len())
                 .map(|i| {
                     let text = s.value(i).trim();
-                    parse_duration(text).map(|d| origin + d).ok_or_else(|| {
+                    let d = parse_duration(text).ok_or_else(|| {
                         Error::invalid(format!(
-                            "column {name}, row {}: '{text}' is not an elapsed time (expected e.g. '0 days 00:00:01' or '00:01:30')",
-                            row(i)
+                            "column {name}, row {}: '{}' is not an elapsed time (expected e.g. '0 days 00:00:01' or '00:01:30')",
+                            row(i),
+                            cut(text)
                         ))
-                    })
+                    })?;
+                    p.note(row(i), sub_micros_of_duration(text), || text.to_string())?;
+                    Ok(origin + d)
                 })
                 .collect()
         }
@@ -234,7 +304,8 @@ fn elapsed_since(
 }
 
 /// Numbers (or numbers as text) in `unit` since `origin` (µs) as µs since the epoch. Integers are
-/// converted exactly; fractions below 1 µs are truncated and counted in `truncated`.
+/// converted exactly; floats are rounded to the nearest µs when they differ from it by less than
+/// a thousandth of a µs (float noise); other digits below a µs go to `p` (refused or truncated).
 ///
 /// Errors: [`crate::ErrorKind::InvalidInput`] naming the row for text that is not a number, a
 /// non-finite number, or a time out of range.
@@ -243,7 +314,7 @@ fn numbers_to_micros(
     name: &str,
     unit: TimeUnit,
     origin: i64,
-    truncated: &mut u64,
+    p: &mut Precision<'_>,
     row: &impl Fn(usize) -> u64,
 ) -> Result<Vec<i64>> {
     let (mul, div) = micros_per(unit);
@@ -253,24 +324,30 @@ fn numbers_to_micros(
             row(i)
         ))
     };
-    let from_int = |i: usize, v: i64, truncated: &mut u64| -> Result<i64> {
-        if v % div != 0 {
-            *truncated += 1;
-        }
+    let from_int = |i: usize, v: i64, p: &mut Precision<'_>| -> Result<i64> {
+        p.note(row(i), v.rem_euclid(div) as u16, || format!("{v} ({unit:?})"))?;
         v.div_euclid(div)
             .checked_mul(mul)
             .and_then(|us| us.checked_add(origin))
             .ok_or_else(|| out_of_range(i, &v))
     };
-    let from_float = |i: usize, v: f64, truncated: &mut u64| -> Result<i64> {
+    let from_float = |i: usize, v: f64, p: &mut Precision<'_>| -> Result<i64> {
         let us = v * mul as f64 / div as f64;
         if !us.is_finite() || us.abs() > 9.0e18 {
             return Err(out_of_range(i, &v));
         }
-        if us.fract() != 0.0 {
-            *truncated += 1;
-        }
-        Ok(us.floor() as i64 + origin)
+        let nearest = us.round();
+        let us = if (us - nearest).abs() < 1e-3 {
+            p.note(row(i), 0, String::new)?;
+            nearest
+        } else {
+            let floor = us.floor();
+            p.note(row(i), (((us - floor) * 1000.0) as u16).max(1), || {
+                format!("{v} ({unit:?})")
+            })?;
+            floor
+        };
+        (us as i64).checked_add(origin).ok_or_else(|| out_of_range(i, &v))
     };
     let dt = array.data_type();
     if dt.is_integer() {
@@ -283,12 +360,7 @@ fn numbers_to_micros(
             },
         )?;
         let a = a.as_primitive::<arrow::datatypes::Int64Type>();
-        return a
-            .values()
-            .iter()
-            .enumerate()
-            .map(|(i, v)| from_int(i, *v, truncated))
-            .collect();
+        return a.values().iter().enumerate().map(|(i, v)| from_int(i, *v, p)).collect();
     }
     if dt.is_floating() {
         let a = cast_with_options(array, &DataType::Float64, &CastOptions::default())?;
@@ -297,7 +369,7 @@ fn numbers_to_micros(
             .values()
             .iter()
             .enumerate()
-            .map(|(i, v)| from_float(i, *v, truncated))
+            .map(|(i, v)| from_float(i, *v, p))
             .collect();
     }
     let s = cast_with_options(array, &DataType::Utf8, &CastOptions::default())?;
@@ -306,13 +378,14 @@ fn numbers_to_micros(
         .map(|i| {
             let text = s.value(i).trim();
             if let Ok(v) = text.parse::<i64>() {
-                from_int(i, v, truncated)
+                from_int(i, v, p)
             } else if let Ok(v) = text.parse::<f64>() {
-                from_float(i, v, truncated)
+                from_float(i, v, p)
             } else {
                 Err(Error::invalid(format!(
-                    "column {name}, row {}: '{text}' is not a number of {unit:?}",
-                    row(i)
+                    "column {name}, row {}: '{}' is not a number of {unit:?}",
+                    row(i),
+                    cut(text)
                 )))
             }
         })
@@ -321,6 +394,21 @@ fn numbers_to_micros(
 
 /// Parses an elapsed time to µs: `[D days ]HH:MM:SS[.f]`, `MM:SS`, or a number with a unit suffix
 /// (`90s`, `1500ms`).
+/// Nanoseconds below the µs in the seconds of an elapsed time (`00:00:01.0000005` has 500), or
+/// 0: digits past the sixth of a fraction are looked at as text, not as a float.
+fn sub_micros_of_duration(text: &str) -> u16 {
+    let secs = text.rsplit(':').next().unwrap_or(text);
+    let Some((_, frac)) = secs.split_once('.') else {
+        return 0;
+    };
+    let digits: String = frac.chars().take_while(|c| c.is_ascii_digit()).collect();
+    if digits.len() <= 6 || digits[6..].bytes().all(|b| b == b'0') {
+        return 0;
+    }
+    let ns: String = digits[6..].chars().chain(std::iter::repeat('0')).take(3).collect();
+    ns.parse::<u16>().unwrap_or(1).max(1)
+}
+
 pub(crate) fn parse_duration(text: &str) -> Option<i64> {
     let (days, rest) = match text.split_once(" days ").or_else(|| text.split_once(" day ")) {
         Some((d, r)) => (d.trim().parse::<i64>().ok()?, r.trim()),
@@ -344,7 +432,9 @@ pub(crate) fn parse_duration(text: &str) -> Option<i64> {
         }
         _ => return None,
     };
-    Some(days * 86_400_000_000 + (secs * 1e6).round() as i64)
+    // Digits below a µs are dropped (truncated), not rounded up: the caller counts or refuses them.
+    let below = f64::from(sub_micros_of_duration(text)) / 1000.0;
+    Some(days * 86_400_000_000 + (secs * 1e6 - below).round() as i64)
 }
 
 fn localize(values: &[i64], tz: &Tz, name: &str, row: impl Fn(usize) -> u64) -> Result<Vec<i64>> {
@@ -369,44 +459,76 @@ fn local_to_utc(naive: &NaiveDateTime, tz: &Tz) -> Option<i64> {
     tz.from_local_datetime(naive).earliest().map(|d| d.timestamp_micros())
 }
 
-fn naive_to_micros(naive: &NaiveDateTime, tz: Option<&Tz>) -> Option<i64> {
-    match tz {
-        Some(z) => local_to_utc(naive, z),
-        None => Some(naive.and_utc().timestamp_micros()),
+/// A parsed time: µs since the epoch (UTC), the nanoseconds below it, and whether it was a leap
+/// second (`:60`, which chrono keeps as a nanosecond count of a second or more).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Parsed {
+    pub(crate) micros: i64,
+    pub(crate) sub_ns: u16,
+    pub(crate) leap: bool,
+}
+
+impl Parsed {
+    fn of(micros: i64, nanos: u32) -> Parsed {
+        Parsed {
+            micros,
+            sub_ns: (nanos % 1000) as u16,
+            leap: nanos >= 1_000_000_000,
+        }
+    }
+
+    fn naive(n: &NaiveDateTime, tz: Option<&Tz>) -> Option<Parsed> {
+        let micros = match tz {
+            Some(z) => local_to_utc(n, z)?,
+            None => n.and_utc().timestamp_micros(),
+        };
+        Some(Parsed::of(micros, n.and_utc().timestamp_subsec_nanos()))
+    }
+
+    fn aware<T: TimeZone>(d: &DateTime<T>) -> Parsed {
+        Parsed::of(d.timestamp_micros(), d.timestamp_subsec_nanos())
     }
 }
 
-/// Parses one time string to µs UTC, or `None`.
+/// Parses one time string to µs UTC (digits below a µs dropped), or `None`.
 pub(crate) fn parse_time_str(text: &str, format: Option<&str>, tz: Option<&Tz>) -> Option<i64> {
+    parse_time_precise(text, format, tz).map(|p| p.micros)
+}
+
+/// Parses one time string, keeping what [`parse_time_str`] drops, or `None`.
+pub(crate) fn parse_time_precise(text: &str, format: Option<&str>, tz: Option<&Tz>) -> Option<Parsed> {
     if let Some(v) = parse_time_str_once(text, format, tz) {
         return Some(v);
     }
     // ISO 8601 allows 24:00 for the end of a day: read it as 00:00 of the next day.
     if text.contains("24:00") {
         let fixed = text.replacen("24:00", "00:00", 1);
-        return parse_time_str_once(&fixed, format, tz).map(|v| v + 86_400_000_000);
+        return parse_time_str_once(&fixed, format, tz).map(|mut v| {
+            v.micros += 86_400_000_000;
+            v
+        });
     }
     None
 }
 
-fn parse_time_str_once(text: &str, format: Option<&str>, tz: Option<&Tz>) -> Option<i64> {
+fn parse_time_str_once(text: &str, format: Option<&str>, tz: Option<&Tz>) -> Option<Parsed> {
     match format {
         Some(f) => {
             if f.contains("%z") || f.contains("%:z") || f.contains("%Z") || f.contains("%+") || f.contains("%s") {
                 if let Ok(d) = DateTime::parse_from_str(text, f) {
-                    return Some(d.timestamp_micros());
+                    return Some(Parsed::aware(&d));
                 }
             }
             if let Ok(n) = NaiveDateTime::parse_from_str(text, f) {
-                return naive_to_micros(&n, tz);
+                return Parsed::naive(&n, tz);
             }
             NaiveDate::parse_from_str(text, f)
                 .ok()
-                .and_then(|d| naive_to_micros(&d.and_hms_opt(0, 0, 0)?, tz))
+                .and_then(|d| Parsed::naive(&d.and_hms_opt(0, 0, 0)?, tz))
         }
         None => {
             if let Ok(d) = DateTime::parse_from_rfc3339(text) {
-                return Some(d.timestamp_micros());
+                return Some(Parsed::aware(&d));
             }
             for f in [
                 "%Y-%m-%d %H:%M:%S%.f",
@@ -415,7 +537,7 @@ fn parse_time_str_once(text: &str, format: Option<&str>, tz: Option<&Tz>) -> Opt
                 "%Y-%m-%dT%H:%M",
             ] {
                 if let Ok(n) = NaiveDateTime::parse_from_str(text, f) {
-                    return naive_to_micros(&n, tz);
+                    return Parsed::naive(&n, tz);
                 }
             }
             for f in [
@@ -424,12 +546,12 @@ fn parse_time_str_once(text: &str, format: Option<&str>, tz: Option<&Tz>) -> Opt
                 "%Y-%m-%d %H:%M:%S%.f %#z",
             ] {
                 if let Ok(d) = DateTime::parse_from_str(text, f) {
-                    return Some(d.timestamp_micros());
+                    return Some(Parsed::aware(&d));
                 }
             }
             NaiveDate::parse_from_str(text, "%Y-%m-%d")
                 .ok()
-                .and_then(|d| naive_to_micros(&d.and_hms_opt(0, 0, 0)?, tz))
+                .and_then(|d| Parsed::naive(&d.and_hms_opt(0, 0, 0)?, tz))
         }
     }
 }
@@ -450,6 +572,69 @@ mod tests {
         assert_eq!(parse_duration("0 days 00:00:01"), Some(1_000_000));
         assert_eq!(parse_duration("1 days 01:00:00.5"), Some(90_000_500_000));
         assert_eq!(parse_duration("fast"), None);
+        assert_eq!(sub_micros_of_duration("00:00:01.0000005"), 500);
+        assert_eq!(sub_micros_of_duration("00:00:01.500000000"), 0);
+        assert_eq!(sub_micros_of_duration("0 days 00:00:01"), 0);
+        let a: ArrayRef = Arc::new(arrow::array::StringArray::from(vec!["00:00:01.0000005"]));
+        let opts = TimeOptions {
+            origin: Some(0),
+            ..Default::default()
+        };
+        let e = to_utc_micros(&a, "t", 0, &opts).err().unwrap();
+        assert!(e.message().contains("00:00:01.0000005 has nanoseconds"), "{e}");
+        assert_eq!(parse_duration("00:00:01.0000009"), Some(1_000_000));
+    }
+
+    #[test]
+    fn nanoseconds_and_leap_seconds_are_seen() {
+        let p = parse_time_precise("2019-06-15T00:00:12.868214001Z", None, None).unwrap();
+        assert_eq!((p.sub_ns, p.leap), (1, false));
+        let p = parse_time_precise("2016-12-31T23:59:60Z", None, None).unwrap();
+        assert!(p.leap);
+        let p = parse_time_precise("2016-12-31 23:59:60", None, None).unwrap();
+        assert!(p.leap);
+    }
+
+    #[test]
+    fn sub_microsecond_times_are_refused_unless_truncation_is_asked() {
+        let a: ArrayRef = Arc::new(arrow::array::StringArray::from(vec![
+            "2019-06-15T00:00:12.868214Z",
+            "2019-06-15T00:00:12.868214001Z",
+        ]));
+        let e = to_utc_micros(&a, "time", 0, &TimeOptions::default()).err().unwrap();
+        assert_eq!(
+            e.message(),
+            "column time, row 2: 2019-06-15T00:00:12.868214001Z has nanoseconds; the table keeps microseconds; \
+             --truncate-ns (Python: truncate_ns=True) stores it truncated"
+        );
+        let opts = TimeOptions {
+            truncate_ns: true,
+            ..Default::default()
+        };
+        let t = to_utc_micros(&a, "time", 0, &opts).ok().unwrap();
+        assert_eq!(t.truncated, 1);
+        assert_eq!(t.sub_micros, Some(vec![0, 1]));
+        let n: ArrayRef = Arc::new(arrow::array::Int64Array::from(vec![1_560_556_812_868_214_001]));
+        let ns = TimeOptions {
+            unit: Some(TimeUnit::Nanosecond),
+            ..Default::default()
+        };
+        assert!(to_utc_micros(&n, "t", 0, &ns)
+            .err()
+            .unwrap()
+            .message()
+            .contains("has nanoseconds"));
+        let f: ArrayRef = Arc::new(arrow::array::Float64Array::from(vec![1_714_550_400.123]));
+        let s = TimeOptions {
+            unit: Some(TimeUnit::Second),
+            ..Default::default()
+        };
+        let t = to_utc_micros(&f, "t", 0, &s).ok().unwrap();
+        let v = t
+            .values
+            .as_primitive::<arrow::datatypes::TimestampMicrosecondType>()
+            .value(0);
+        assert_eq!(v, 1_714_550_400_123_000);
     }
 
     #[test]

@@ -168,10 +168,24 @@ async fn suite(backend: Backend) {
         ],
     )
     .unwrap();
-    let r = lake
-        .append("metrics.cpu", vec![b], AppendOptions::default())
+    // A time with nanoseconds is refused (the table keeps µs), unless truncation is asked for.
+    let e = lake
+        .append("metrics.cpu", vec![b.clone()], AppendOptions::default())
         .await
-        .unwrap();
+        .unwrap_err();
+    assert!(
+        e.message()
+            .contains("row 1: 2022-01-18T00:00:00.000000001 has nanoseconds"),
+        "{e}"
+    );
+    let truncate = AppendOptions {
+        time: varve::TimeOptions {
+            truncate_ns: true,
+            ..Default::default()
+        },
+        ..Default::default()
+    };
+    let r = lake.append("metrics.cpu", vec![b], truncate).await.unwrap();
     assert_eq!(r.added_columns, ["mem"]);
     assert_eq!(r.truncated_times, 1);
     assert_eq!(

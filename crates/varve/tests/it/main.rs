@@ -4,4 +4,5 @@
 
 mod concurrency;
 mod contract;
+mod errors;
 mod maintain;

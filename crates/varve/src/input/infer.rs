@@ -1,0 +1,202 @@
+//! Type inference for text columns: the narrowest type every non-null value of a column fits.
+//!
+//! The rules follow Arrow's CSV inference, widened where Arrow turns data into text: booleans
+//! (`true`/`false`, any case), 64-bit integers (that fit), floats (decimal or exponent notation and
+//! the usual spellings of infinity and NaN: `inf`, `+inf`, `Infinity`, `-Infinity`, `NaN`, any
+//! case), dates `YYYY-MM-DD`, timestamps `YYYY-MM-DD[T ]HH:MM:SS[.f][zone]` with the unit their
+//! fraction needs; anything else, or a mix, is text. A column with no values is `Null`.
+
+use arrow::datatypes::{DataType, TimeUnit};
+
+/// What the values of one column seen so far fit.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Guess {
+    bits: u16,
+}
+
+const BOOL: u16 = 1;
+const INT: u16 = 1 << 1;
+const FLOAT: u16 = 1 << 2;
+const DATE: u16 = 1 << 3;
+const TS_S: u16 = 1 << 4;
+const TS_MS: u16 = 1 << 5;
+const TS_US: u16 = 1 << 6;
+const TS_NS: u16 = 1 << 7;
+const TEXT: u16 = 1 << 8;
+
+impl Guess {
+    /// Takes one non-null value into account.
+    pub(crate) fn update(&mut self, v: &str) {
+        if self.bits & TEXT != 0 {
+            return;
+        }
+        self.bits |= classify(v);
+    }
+
+    /// The type the values fit.
+    pub(crate) fn data_type(&self) -> DataType {
+        let b = self.bits;
+        match b {
+            0 => DataType::Null,
+            BOOL => DataType::Boolean,
+            INT => DataType::Int64,
+            FLOAT | 6 => DataType::Float64,
+            b if b & !(DATE | TS_S | TS_MS | TS_US | TS_NS) == 0 => {
+                if b & TS_NS != 0 {
+                    DataType::Timestamp(TimeUnit::Nanosecond, None)
+                } else if b & TS_US != 0 {
+                    DataType::Timestamp(TimeUnit::Microsecond, None)
+                } else if b & TS_MS != 0 {
+                    DataType::Timestamp(TimeUnit::Millisecond, None)
+                } else if b & TS_S != 0 {
+                    DataType::Timestamp(TimeUnit::Second, None)
+                } else {
+                    DataType::Date32
+                }
+            }
+            _ => DataType::Utf8,
+        }
+    }
+}
+
+/// Whether `v` is one of the spellings of infinity or NaN a float column accepts (`inf`,
+/// `infinity`, `nan`, optionally signed, any case).
+pub(crate) fn is_special_float(v: &str) -> bool {
+    let u = v.strip_prefix(['+', '-']).unwrap_or(v);
+    u.eq_ignore_ascii_case("inf") || u.eq_ignore_ascii_case("infinity") || u.eq_ignore_ascii_case("nan")
+}
+
+fn digits(s: &str) -> bool {
+    !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit())
+}
+
+fn is_decimal(v: &str) -> bool {
+    let v = v.strip_prefix('-').unwrap_or(v);
+    let (mantissa, exp) = match v.find(['e', 'E']) {
+        Some(i) => (&v[..i], Some(&v[i + 1..])),
+        None => (v, None),
+    };
+    if let Some(e) = exp {
+        if !digits(e.strip_prefix(['+', '-']).unwrap_or(e)) {
+            return false;
+        }
+    }
+    match mantissa.split_once('.') {
+        Some((a, b)) => (digits(a) || a.is_empty()) && (digits(b) || b.is_empty()) && !(a.is_empty() && b.is_empty()),
+        // Without a point it is a float only with an exponent (else an integer).
+        None => exp.is_some() && digits(mantissa),
+    }
+}
+
+/// The timestamp unit a value `YYYY-MM-DD[T ]HH:MM:SS[.f][rest]` needs, as a bit, or 0.
+fn timestamp_bit(v: &str) -> u16 {
+    let b = v.as_bytes();
+    let date = |b: &[u8]| {
+        b.len() >= 10
+            && b[..4].iter().all(u8::is_ascii_digit)
+            && b[4] == b'-'
+            && b[5..7].iter().all(u8::is_ascii_digit)
+            && b[7] == b'-'
+            && b[8..10].iter().all(u8::is_ascii_digit)
+    };
+    if !date(b) {
+        return 0;
+    }
+    if b.len() == 10 {
+        return DATE;
+    }
+    let time_ok = b.len() >= 19
+        && (b[10] == b'T' || b[10] == b' ')
+        && b[11..13].iter().all(u8::is_ascii_digit)
+        && b[13] == b':'
+        && b[14..16].iter().all(u8::is_ascii_digit)
+        && b[16] == b':'
+        && b[17..19].iter().all(u8::is_ascii_digit);
+    if !time_ok {
+        return 0;
+    }
+    let rest = &b[19..];
+    if rest.first() == Some(&b'.') {
+        let n = rest[1..].iter().take_while(|c| c.is_ascii_digit()).count();
+        let after = &rest[1 + n..];
+        if after.first().is_some_and(u8::is_ascii_digit) {
+            return 0;
+        }
+        return match n {
+            1..=3 => TS_MS,
+            4..=6 => TS_US,
+            7..=9 => TS_NS,
+            _ => 0,
+        };
+    }
+    if rest.first().is_some_and(u8::is_ascii_digit) {
+        return 0;
+    }
+    TS_S
+}
+
+fn classify(v: &str) -> u16 {
+    if v.eq_ignore_ascii_case("true") || v.eq_ignore_ascii_case("false") {
+        return BOOL;
+    }
+    let unsigned = v.strip_prefix('-').unwrap_or(v);
+    if digits(unsigned) {
+        return if v.parse::<i64>().is_ok() { INT } else { TEXT };
+    }
+    if is_decimal(v) || is_special_float(v) {
+        return FLOAT;
+    }
+    match timestamp_bit(v) {
+        0 => TEXT,
+        b => b,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn infer(values: &[&str]) -> DataType {
+        let mut g = Guess::default();
+        for v in values {
+            g.update(v);
+        }
+        g.data_type()
+    }
+
+    #[test]
+    fn spellings_of_infinity_are_floats() {
+        for v in [
+            "Infinity",
+            "-Infinity",
+            "+Infinity",
+            "inf",
+            "+inf",
+            "-INF",
+            "NaN",
+            "nan",
+        ] {
+            assert_eq!(infer(&["1.5", v]), DataType::Float64, "{v}");
+        }
+        assert_eq!(infer(&["1", "2"]), DataType::Int64);
+        assert_eq!(infer(&["1", "2.5"]), DataType::Float64);
+        assert_eq!(infer(&["1e5"]), DataType::Float64);
+        assert_eq!(infer(&["99999999999999999999"]), DataType::Utf8);
+        assert_eq!(infer(&["Inf inity"]), DataType::Utf8);
+        assert_eq!(infer(&[]), DataType::Null);
+    }
+
+    #[test]
+    fn times_get_the_unit_their_fraction_needs() {
+        assert_eq!(infer(&["2024-01-01"]), DataType::Date32);
+        assert_eq!(
+            infer(&["2024-01-01T00:00:00Z", "2024-01-01 00:00:00.5"]),
+            DataType::Timestamp(TimeUnit::Millisecond, None)
+        );
+        assert_eq!(
+            infer(&["2019-06-15T00:00:12.868214001Z"]),
+            DataType::Timestamp(TimeUnit::Nanosecond, None)
+        );
+        assert_eq!(infer(&["2024-01-01", "x"]), DataType::Utf8);
+    }
+}

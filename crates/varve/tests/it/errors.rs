@@ -1,0 +1,176 @@
+//! Errors reading data files (issue 8, defect 12): classified by type and source, not message
+//! text, and naming the object. A data file the store will not serve is a storage error, a
+//! missing one is "not found", a truncated one is corruption: the same from `sql`, `latest` and
+//! `info`, with the source chain kept.
+
+use std::fmt;
+use std::ops::Range;
+use std::path::{Path as FsPath, PathBuf};
+use std::sync::Arc;
+
+use arrow::array::{Float64Array, RecordBatch, StringArray, TimestampMicrosecondArray};
+use arrow::datatypes::{DataType, Field, Schema, TimeUnit};
+use async_trait::async_trait;
+use bytes::Bytes;
+use futures::stream::BoxStream;
+use object_store::path::Path;
+use object_store::{
+    CopyOptions, GetOptions, GetResult, ListResult, MultipartUpload, ObjectMeta, ObjectStore, PutMultipartOptions,
+    PutOptions, PutPayload, PutResult,
+};
+use varve::{AppendOptions, ErrorKind, Lake, TableContract};
+
+async fn table(lake: &Lake) {
+    let schema = Arc::new(Schema::new(vec![
+        Field::new(
+            "ts",
+            DataType::Timestamp(TimeUnit::Microsecond, Some("UTC".into())),
+            false,
+        ),
+        Field::new("host", DataType::Utf8, true),
+        Field::new("v", DataType::Float64, true),
+    ]));
+    lake.create_table(
+        "t",
+        &schema,
+        &TableContract::time_series("ts").with_series_key(["host"]),
+    )
+    .await
+    .unwrap();
+    let b = RecordBatch::try_new(
+        schema,
+        vec![
+            Arc::new(TimestampMicrosecondArray::from(vec![0, 1_000_000]).with_timezone("UTC")),
+            Arc::new(StringArray::from(vec!["a", "b"])),
+            Arc::new(Float64Array::from(vec![1.0, 2.0])),
+        ],
+    )
+    .unwrap();
+    lake.append("t", vec![b], AppendOptions::default()).await.unwrap();
+}
+
+fn data_file(root: &FsPath) -> PathBuf {
+    let mut todo = vec![root.to_path_buf()];
+    while let Some(d) = todo.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                todo.push(p);
+            } else if p.extension().is_some_and(|x| x == "parquet") {
+                return p;
+            }
+        }
+    }
+    panic!("no data file under {}", root.display())
+}
+
+/// `sql`, `latest` and `info` (which counts series with SQL) must all fail with `kind`, naming
+/// `name`, with a source.
+async fn all_fail(lake: &Lake, kind: ErrorKind, name: &str, also: &str) {
+    let sql = lake.sql("SELECT sum(v) FROM t").await.expect_err("sql fails");
+    let latest = lake.latest("t").await.expect_err("latest fails");
+    let info = lake.info("t").await.expect_err("info fails");
+    for (what, e) in [("sql", sql), ("latest", latest), ("info", info)] {
+        assert_eq!(e.kind(), kind, "{what}: {e}");
+        assert!(e.message().contains(name), "{what}: {e} should name {name}");
+        assert!(e.message().contains(also), "{what}: {e} should say {also:?}");
+        assert!(
+            std::error::Error::source(&e).is_some(),
+            "{what}: the source chain is kept"
+        );
+    }
+}
+
+#[tokio::test]
+async fn a_missing_data_file_is_not_found() {
+    let dir = tempfile::tempdir().unwrap();
+    let lake = Lake::open(dir.path().to_str().unwrap(), &Default::default()).unwrap();
+    table(&lake).await;
+    let f = data_file(dir.path());
+    std::fs::remove_file(&f).unwrap();
+    let name = f.file_name().unwrap().to_str().unwrap();
+    all_fail(&lake, ErrorKind::NotFound, name, "does not exist").await;
+}
+
+#[tokio::test]
+async fn a_truncated_data_file_is_corruption_naming_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let lake = Lake::open(dir.path().to_str().unwrap(), &Default::default()).unwrap();
+    table(&lake).await;
+    let f = data_file(dir.path());
+    let bytes = std::fs::read(&f).unwrap();
+    std::fs::write(&f, &bytes[..bytes.len() / 2]).unwrap();
+    let name = f.file_name().unwrap().to_str().unwrap();
+    all_fail(&lake, ErrorKind::Corruption, name, "is truncated").await;
+}
+
+#[tokio::test]
+async fn a_data_file_the_store_will_not_serve_is_a_storage_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let url = dir.path().to_str().unwrap().to_string();
+    table(&Lake::open(&url, &Default::default()).unwrap()).await;
+    let lake = Lake::open_with_store_layer(&url, &Default::default(), |inner| Arc::new(Refusing { inner })).unwrap();
+    let f = data_file(dir.path());
+    let name = f.file_name().unwrap().to_str().unwrap();
+    all_fail(&lake, ErrorKind::Storage, name, "503").await;
+}
+
+/// A real store that answers every read of a data file as S3 does when it gives up (a 503
+/// after its retries).
+#[derive(Debug)]
+struct Refusing {
+    inner: Arc<dyn ObjectStore>,
+}
+
+impl fmt::Display for Refusing {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Refusing({})", self.inner)
+    }
+}
+
+fn refused(location: &Path) -> object_store::Result<()> {
+    if location.as_ref().ends_with(".parquet") {
+        return Err(object_store::Error::Generic {
+            store: "S3",
+            source: "Error after 10 retries in 2.1s: HTTP status server error (503 Service Unavailable)".into(),
+        });
+    }
+    Ok(())
+}
+
+#[async_trait]
+impl ObjectStore for Refusing {
+    async fn put_opts(&self, l: &Path, p: PutPayload, o: PutOptions) -> object_store::Result<PutResult> {
+        self.inner.put_opts(l, p, o).await
+    }
+    async fn put_multipart_opts(
+        &self,
+        l: &Path,
+        o: PutMultipartOptions,
+    ) -> object_store::Result<Box<dyn MultipartUpload>> {
+        self.inner.put_multipart_opts(l, o).await
+    }
+    async fn get_opts(&self, l: &Path, o: GetOptions) -> object_store::Result<GetResult> {
+        refused(l)?;
+        self.inner.get_opts(l, o).await
+    }
+    async fn get_ranges(&self, l: &Path, r: &[Range<u64>]) -> object_store::Result<Vec<Bytes>> {
+        refused(l)?;
+        self.inner.get_ranges(l, r).await
+    }
+    fn delete_stream(
+        &self,
+        l: BoxStream<'static, object_store::Result<Path>>,
+    ) -> BoxStream<'static, object_store::Result<Path>> {
+        self.inner.delete_stream(l)
+    }
+    fn list(&self, p: Option<&Path>) -> BoxStream<'static, object_store::Result<ObjectMeta>> {
+        self.inner.list(p)
+    }
+    async fn list_with_delimiter(&self, p: Option<&Path>) -> object_store::Result<ListResult> {
+        self.inner.list_with_delimiter(p).await
+    }
+    async fn copy_opts(&self, f: &Path, t: &Path, o: CopyOptions) -> object_store::Result<()> {
+        self.inner.copy_opts(f, t, o).await
+    }
+}
