@@ -62,6 +62,8 @@ enum Command {
     Maintain(maintain::MaintainArgs),
     /// Set or remove table properties (varve.retention, varve.target-file-size, ...).
     Alter(maintain::AlterArgs),
+    /// Delete the rows matching a condition (--where), or every row (--all).
+    Delete(maintain::DeleteArgs),
     /// Print the newest row of every series of a table.
     Latest {
         /// The table.
@@ -258,6 +260,7 @@ async fn run(cli: Cli) -> varve::Result<()> {
         Command::Info { table, json } => output::print_info(&lake, &table, json).await,
         Command::Maintain(args) => maintain::run(&lake, args).await,
         Command::Alter(args) => maintain::alter(&lake, args).await,
+        Command::Delete(args) => maintain::delete(&lake, args).await,
         Command::Latest { table, format } => {
             let r = lake.latest(&table).await?;
             output::write_result(&r, format, None)

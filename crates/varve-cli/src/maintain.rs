@@ -1,4 +1,5 @@
-//! `varve maintain` and `varve alter`: table maintenance and table properties.
+//! `varve maintain`, `varve delete` and `varve alter`: table maintenance, deletes and table
+//! properties.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -192,4 +193,38 @@ pub(crate) async fn alter(lake: &Lake, args: AlterArgs) -> Result<()> {
 /// Parses a duration for an option, naming the option in the error.
 fn duration_arg(name: &str, v: &str) -> Result<Duration> {
     varve::parse_duration(v).map_err(|e| varve::Error::invalid(format!("{name}: {}", e.message())))
+}
+
+/// Options of `varve delete`.
+#[derive(Debug, Args)]
+pub(crate) struct DeleteArgs {
+    /// The table.
+    pub(crate) table: String,
+    /// The rows to delete, as a SQL condition, e.g. --where "host = 'a' AND ts < '2024-01-01'".
+    #[arg(long = "where", value_name = "PREDICATE", conflicts_with = "all")]
+    pub(crate) predicate: Option<String>,
+    /// Delete every row (the table stays, empty).
+    #[arg(long)]
+    pub(crate) all: bool,
+}
+
+/// Runs `varve delete`.
+pub(crate) async fn delete(lake: &Lake, args: DeleteArgs) -> Result<()> {
+    if args.predicate.is_none() && !args.all {
+        return Err(varve::Error::invalid(
+            "give --where PREDICATE for the rows to delete, or --all to delete every row",
+        ));
+    }
+    let r = lake.delete(&args.table, args.predicate.as_deref()).await?;
+    out!(
+        "deleted {} row{} from {}: {} data file{} removed, {} written{}",
+        r.rows_deleted,
+        if r.rows_deleted == 1 { "" } else { "s" },
+        r.table,
+        r.files_removed,
+        if r.files_removed == 1 { "" } else { "s" },
+        r.files_written,
+        r.snapshot_id.map(|s| format!(", snapshot {s}")).unwrap_or_default()
+    );
+    Ok(())
 }

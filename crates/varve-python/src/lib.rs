@@ -402,6 +402,16 @@ impl NativeLake {
         to_py_value(py, &report)
     }
 
+    /// Deletes rows matching a SQL predicate (every row when None); returns the report as a dict.
+    #[pyo3(signature = (name, predicate=None))]
+    fn delete<'py>(&self, py: Python<'py>, name: String, predicate: Option<String>) -> PyResult<Bound<'py, PyAny>> {
+        let report = self.run(
+            py,
+            move |lake| async move { lake.delete(&name, predicate.as_deref()).await },
+        )?;
+        to_py_value(py, &report)
+    }
+
     /// Sets and removes table properties.
     #[pyo3(signature = (name, set, unset))]
     fn set_properties(

@@ -15,6 +15,7 @@ use crate::commit::{self, AppendOptions, AppendReport, Transaction, SUMMARY_BATC
 use crate::error::{Error, Result};
 use crate::format::properties;
 use crate::format::{schema, TableContract};
+use crate::maintain::delete::DeleteReport;
 use crate::maintain::{self, MaintainOptions, MaintainReport};
 use crate::query::session::{self, QueryOptions};
 use crate::storage::{Storage, StorageKind};
@@ -324,6 +325,30 @@ impl Lake {
     pub async fn maintain(&self, name: &str, opts: &MaintainOptions) -> Result<MaintainReport> {
         let ident = TableIdent::parse(name)?;
         maintain::maintain(&self.storage, &self.cache, &ident, opts).await
+    }
+
+    /// Deletes the rows matching `predicate` (SQL, as in a `WHERE` clause: `host = 'a' AND ts <
+    /// '2024-01-01'`), or every row when `None`, in one `delete` snapshot that every Iceberg
+    /// reader sees. Files the predicate covers by their bounds are dropped without being read;
+    /// others are rewritten without the matching rows (see `docs/operations.md`). The same as SQL
+    /// `DELETE FROM t WHERE ...`.
+    ///
+    /// Errors: [`crate::ErrorKind::InvalidInput`] for a predicate that does not parse or plan;
+    /// [`crate::ErrorKind::NotFound`]; [`crate::ErrorKind::Conflict`] when other commits kept
+    /// removing its files.
+    pub async fn delete(&self, name: &str, predicate: Option<&str>) -> Result<DeleteReport> {
+        let ident = TableIdent::parse(name)?;
+        let sql = match predicate.map(str::trim) {
+            Some("") => return Err(Error::invalid("the delete predicate is empty")),
+            Some(p) => format!("DELETE FROM {} WHERE {p}", table_sql(&ident)),
+            None => format!("DELETE FROM {}", table_sql(&ident)),
+        };
+        let limits = QueryOptions::default();
+        let prepared = session::prepare(&self.storage, &self.cache, &sql, &limits).await?;
+        let deletes = prepared.deletes.clone();
+        prepared.collect(&limits).await?;
+        let report = deletes.lock().ok().and_then(|mut d| d.pop());
+        report.ok_or_else(|| Error::internal("the delete reported nothing"))
     }
 
     /// Sets and removes table properties (one commit). `varve.*` properties are checked: unknown

@@ -78,6 +78,7 @@ pub use format::{Partitioning, TableContract};
 pub use import::{import, ImportOptions, ImportReport};
 pub use input::{Input, InputFormat, TextOptions};
 pub use lake::{Lake, QueryResult, SnapshotInfo, TableAppender, TableDescription, TableInfo};
+pub use maintain::delete::DeleteReport;
 pub use maintain::{MaintainOptions, MaintainProgress, MaintainReport, ProgressFn, DEFAULT_ORPHAN_AGE};
 pub use query::session::QueryOptions;
 pub use storage::{default_lake_url, StorageKind, DEFAULT_LAKE, LAKE_ENV};

@@ -7,7 +7,7 @@ use crate::{varve, varve_err, varve_ok};
 fn every_command_has_help() {
     let top = varve_ok(&["--help"]);
     for cmd in [
-        "import", "sql", "create", "ls", "info", "latest", "history", "maintain", "alter", "drop", "demo",
+        "import", "sql", "create", "ls", "info", "latest", "history", "maintain", "delete", "alter", "drop", "demo",
     ] {
         assert!(top.contains(cmd), "top-level help lists {cmd}");
         let h = varve_ok(&[cmd, "--help"]);
@@ -134,7 +134,7 @@ fn errors_are_one_line_with_exit_codes() {
 fn cli_reference_matches_the_binary() {
     let docs = std::fs::read_to_string(varve_testkit::repo_root().join("docs/cli.md")).unwrap();
     for cmd in [
-        "import", "sql", "create", "ls", "info", "latest", "history", "maintain", "alter", "drop", "demo",
+        "import", "sql", "create", "ls", "info", "latest", "history", "maintain", "delete", "alter", "drop", "demo",
     ] {
         let help = varve_ok(&[cmd, "--help"]);
         assert!(

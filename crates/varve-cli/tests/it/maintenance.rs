@@ -129,6 +129,25 @@ fn maintain_alter_and_info_json() {
     varve_ok(&with_lake(&lake, &["alter", "t", "--unset", "varve.retention"]));
     let e = varve_err(&with_lake(&lake, &["maintain", "t", "--orphan-age", "soon"]));
     assert!(e.contains("--orphan-age"), "{e}");
+
+    // Deletes: a predicate or --all is required; the count is reported and holds.
+    let e = varve_err(&with_lake(&lake, &["delete", "t"]));
+    assert!(e.contains("--where") && e.contains("--all"), "{e}");
+    let out = varve_ok(&with_lake(&lake, &["delete", "t", "--where", "host = 'h1'"]));
+    assert!(out.starts_with("deleted 36 rows from default.t"), "{out}");
+    let left = varve_ok(&with_lake(
+        &lake,
+        &["sql", "SELECT count(*) FROM t WHERE host = 'h1'", "--format", "csv"],
+    ));
+    assert_eq!(left.lines().nth(1), Some("0"));
+    assert_eq!(
+        varve(&with_lake(&lake, &["delete", "t", "--where", "nope = 1"]))
+            .status
+            .code(),
+        Some(2)
+    );
+    let out = varve_ok(&with_lake(&lake, &["delete", "t", "--all"]));
+    assert!(out.starts_with("deleted 84 rows"), "{out}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -251,6 +251,21 @@ class Table:
         )
 
     @_native
+    def delete(self, where: Optional[str] = None, all: bool = False) -> Dict[str, Any]:
+        """Deletes the rows matching ``where`` (a SQL condition such as ``"host = 'a'"``), or every
+        row with ``all=True``, in one snapshot that every Iceberg reader sees.
+
+        Returns:
+            ``{"table", "rows_deleted", "files_removed", "files_written", "snapshot_id", "seconds"}``.
+
+        Raises:
+            InvalidInputError: neither ``where`` nor ``all``, both, or a condition that does not plan.
+        """
+        if (where is None) == (not all):
+            raise InvalidInputError("give where=<condition> for the rows to delete, or all=True for every row")
+        return self._lake._handle.delete(self._name, where)
+
+    @_native
     def set_properties(self, set: Optional[Mapping[str, str]] = None, unset: Sequence[str] = ()) -> None:
         """Sets and removes table properties, e.g. ``set={"varve.retention": "30d"}``.
 

@@ -145,7 +145,7 @@ pub(crate) async fn commit(
 ) -> Result<Outcome> {
     let result = commit_inner(storage, cache, base, &mut txn).await;
     if result.is_err() || matches!(result, Ok(Outcome::Duplicate { .. })) {
-        delete_all(storage, &txn.uploaded).await;
+        delete_objects(storage, &txn.uploaded).await;
     }
     result
 }
@@ -187,7 +187,7 @@ async fn commit_inner(
                     match ours {
                         Some(v) => Some(v),
                         None => {
-                            delete_all(storage, &prepared.written).await;
+                            delete_objects(storage, &prepared.written).await;
                             outcome?;
                             None
                         }
@@ -313,7 +313,8 @@ pub(crate) fn batch_ids(props: &HashMap<String, String>) -> Vec<String> {
         .unwrap_or_default()
 }
 
-async fn delete_all(storage: &Storage, paths: &[Path]) {
+/// Deletes objects, best effort (files of a change that was not committed).
+pub(crate) async fn delete_objects(storage: &Storage, paths: &[Path]) {
     for p in paths {
         let _ = storage.store.delete(p).await;
     }

@@ -9,5 +9,6 @@ pub(crate) mod contract;
 pub(crate) mod manifest;
 pub(crate) mod properties;
 pub(crate) mod schema;
+pub(crate) mod stats;
 
 pub use contract::{Partitioning, TableContract};

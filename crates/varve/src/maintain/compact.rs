@@ -25,7 +25,8 @@ use datafusion::datasource::physical_plan::{FileGroup, FileScanConfigBuilder, Pa
 use datafusion::datasource::source::DataSourceExec;
 use datafusion::execution::object_store::ObjectStoreUrl;
 use datafusion::physical_expr::expressions::Column;
-use datafusion::physical_expr::{LexOrdering, PhysicalSortExpr};
+use datafusion::physical_expr::{LexOrdering, PhysicalExpr, PhysicalSortExpr};
+use datafusion::physical_plan::filter::FilterExec;
 use datafusion::physical_plan::sorts::sort_preserving_merge::SortPreservingMergeExec;
 use datafusion::physical_plan::ExecutionPlan;
 use datafusion::prelude::{SessionConfig, SessionContext};
@@ -56,8 +57,10 @@ pub(crate) struct Merged {
     pub(crate) bytes: u64,
 }
 
-/// Merges `inputs` (files of one partition, each sorted by the contract) into new files. On error
-/// the files written so far are deleted.
+/// Merges `inputs` (files of one partition, each sorted by the contract) into new files, keeping
+/// only the rows for which `keep` is true when given (a delete's rewrite). On error the files
+/// written so far are deleted.
+#[allow(clippy::too_many_arguments)]
 pub(crate) async fn merge(
     storage: &Storage,
     table_prefix: &Path,
@@ -66,6 +69,7 @@ pub(crate) async fn merge(
     settings: &MaintenanceSettings,
     partition: Option<i32>,
     inputs: &[DataFile],
+    keep: Option<Arc<dyn PhysicalExpr>>,
 ) -> Result<Merged> {
     let mut out = Merged::default();
     match merge_into(
@@ -76,6 +80,7 @@ pub(crate) async fn merge(
         settings,
         partition,
         inputs,
+        keep,
         &mut out,
     )
     .await
@@ -99,6 +104,7 @@ async fn merge_into(
     settings: &MaintenanceSettings,
     partition: Option<i32>,
     inputs: &[DataFile],
+    keep: Option<Arc<dyn PhysicalExpr>>,
     out: &mut Merged,
 ) -> Result<()> {
     let config = SessionConfig::new().with_batch_size(MERGE_BATCH_ROWS);
@@ -130,7 +136,11 @@ async fn merge_into(
     if let Some(o) = &ordering {
         scan = scan.with_output_ordering(vec![o.clone()]);
     }
-    let exec: Arc<dyn ExecutionPlan> = DataSourceExec::from_data_source(scan.build());
+    let mut exec: Arc<dyn ExecutionPlan> = DataSourceExec::from_data_source(scan.build());
+    if let Some(keep) = keep {
+        // A filter keeps each file's order and partitioning.
+        exec = Arc::new(FilterExec::try_new(keep, exec)?);
+    }
     let mut streams = Vec::new();
     match ordering {
         Some(o) => {

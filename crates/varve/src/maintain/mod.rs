@@ -10,6 +10,8 @@
 //! 4. **orphan cleanup**: deletes files under the table that nothing references, once older than
 //!    the safety window (`expire`).
 //!
+//! Deletes (`delete`) rewrite or drop the files a predicate touches, in one `delete` snapshot.
+//!
 //! Every change commits through `commit` with the same optimistic protocol as appends: an append
 //! racing a compaction is rebased (never lost or duplicated), and a compaction whose inputs another
 //! commit removed gives up for that partition instead of bringing rows back. A run killed at any
@@ -17,6 +19,7 @@
 //! later run to delete.
 
 mod compact;
+pub(crate) mod delete;
 mod expire;
 mod plan;
 
@@ -416,6 +419,7 @@ async fn compact_groups(
             settings,
             g.partition,
             &g.files,
+            None,
         )
         .await?;
         let (rows, written) = (merged.rows, merged.files.len() as u64);

@@ -5,14 +5,11 @@
 //! stand for the partition), and hands the surviving files to DataFusion's Parquet scan with the
 //! same predicate, which prunes row groups and pages by their statistics and page index.
 
-use std::collections::HashSet;
 use std::sync::{Arc, Mutex};
 
-use arrow::array::{ArrayRef, BooleanArray, UInt64Array};
-use arrow::datatypes::{DataType, SchemaRef, TimeUnit};
+use arrow::datatypes::{DataType, SchemaRef};
 use async_trait::async_trait;
 use datafusion::catalog::Session;
-use datafusion::common::pruning::PruningStatistics;
 use datafusion::common::stats::Precision;
 use datafusion::common::{Column, DFSchema, ScalarValue, Statistics};
 use datafusion::datasource::listing::PartitionedFile;
@@ -25,12 +22,16 @@ use datafusion::logical_expr::utils::conjunction;
 use datafusion::logical_expr::{Expr, TableProviderFilterPushDown};
 use datafusion::physical_optimizer::pruning::PruningPredicate;
 use datafusion::physical_plan::ExecutionPlan;
-use iceberg::spec::{DataFile, Datum, PrimitiveLiteral};
+use iceberg::spec::DataFile;
 
 use crate::catalog::{self as lake_catalog, LoadedTable, ManifestCache};
 use crate::error::Error;
 use crate::format::schema;
+use crate::format::stats::FileStats;
+use crate::maintain::delete::{self, DeletePredicate};
 use crate::storage::Storage;
+use datafusion::physical_plan::stream::RecordBatchStreamAdapter;
+use datafusion::physical_plan::streaming::{PartitionStream, StreamingTableExec};
 
 /// The URL under which the lake's object store is registered in a session.
 pub(crate) const STORE_URL: &str = "varve://lake";
@@ -50,6 +51,7 @@ pub(crate) struct QueryEnv {
     pub(crate) storage: Storage,
     pub(crate) cache: Arc<ManifestCache>,
     pub(crate) scans: Arc<Mutex<Vec<ScanNote>>>,
+    pub(crate) deletes: Arc<Mutex<Vec<crate::maintain::delete::DeleteReport>>>,
 }
 
 /// A table at one snapshot.
@@ -206,6 +208,56 @@ impl TableProvider for VarveTable {
         Ok(DataSourceExec::from_data_source(config))
     }
 
+    /// `DELETE FROM t [WHERE ...]`: runs `maintain::delete` when executed; answers one row with
+    /// the number of rows deleted (`count`, UInt64), as DataFusion's DML plans do.
+    async fn delete_from(
+        &self,
+        state: &dyn Session,
+        filters: Vec<Expr>,
+    ) -> datafusion::common::Result<Arc<dyn ExecutionPlan>> {
+        if !self.is_current {
+            return Err(Error::invalid("cannot delete from a past snapshot of a table").into());
+        }
+        let mut exprs: Vec<Expr> = Vec::new();
+        for f in filters {
+            let f = datafusion::logical_expr::expr_rewriter::unnormalize_col(f);
+            if !exprs.contains(&f) {
+                exprs.push(f);
+            }
+        }
+        let pred = match conjunction(exprs) {
+            None => None,
+            Some(predicate) => {
+                let df_schema = DFSchema::try_from(self.schema.as_ref().clone())?;
+                let columns = predicate.column_refs().iter().map(|c| c.name.clone()).collect();
+                Some(DeletePredicate {
+                    predicate: state.create_physical_expr(predicate.clone(), &df_schema)?,
+                    keep: state.create_physical_expr(predicate.is_not_true(), &df_schema)?,
+                    columns,
+                })
+            }
+        };
+        let schema = Arc::new(arrow::datatypes::Schema::new(vec![arrow::datatypes::Field::new(
+            "count",
+            DataType::UInt64,
+            false,
+        )]));
+        let stream = DeleteStream {
+            env: self.env.clone(),
+            ident: self.table.ident.clone(),
+            pred,
+            schema: schema.clone(),
+        };
+        Ok(Arc::new(StreamingTableExec::try_new(
+            schema,
+            vec![Arc::new(stream)],
+            None,
+            vec![],
+            false,
+            None,
+        )?))
+    }
+
     async fn insert_into(
         &self,
         _state: &dyn Session,
@@ -225,84 +277,42 @@ impl TableProvider for VarveTable {
     }
 }
 
-/// Per-file column statistics from the manifests, for [`PruningPredicate`].
-struct FileStats<'a> {
-    files: &'a [DataFile],
-    schema: &'a SchemaRef,
+/// Runs a delete when its plan is executed.
+#[derive(Debug)]
+struct DeleteStream {
+    env: QueryEnv,
+    ident: crate::catalog::TableIdent,
+    pred: Option<DeletePredicate>,
+    schema: SchemaRef,
 }
 
-impl FileStats<'_> {
-    fn field(&self, column: &Column) -> Option<(i32, DataType)> {
-        let f = self.schema.field_with_name(&column.name).ok()?;
-        let id = f
-            .metadata()
-            .get(parquet::arrow::PARQUET_FIELD_ID_META_KEY)?
-            .parse()
-            .ok()?;
-        Some((id, f.data_type().clone()))
+impl PartitionStream for DeleteStream {
+    fn schema(&self) -> &SchemaRef {
+        &self.schema
     }
 
-    fn bounds(&self, column: &Column, lower: bool) -> Option<ArrayRef> {
-        let (id, dt) = self.field(column)?;
-        let values = self.files.iter().map(|f| {
-            let b = if lower {
-                f.lower_bounds().get(&id)
-            } else {
-                f.upper_bounds().get(&id)
-            };
-            b.and_then(|d| datum_to_scalar(d, &dt))
-                .unwrap_or_else(|| ScalarValue::try_from(&dt).unwrap_or(ScalarValue::Null))
-        });
-        ScalarValue::iter_to_array(values).ok()
-    }
-}
-
-/// An Iceberg bound as a DataFusion scalar of the column's Arrow type.
-fn datum_to_scalar(d: &Datum, dt: &DataType) -> Option<ScalarValue> {
-    Some(match (d.literal(), dt) {
-        (PrimitiveLiteral::Boolean(v), DataType::Boolean) => ScalarValue::Boolean(Some(*v)),
-        (PrimitiveLiteral::Int(v), DataType::Int32) => ScalarValue::Int32(Some(*v)),
-        (PrimitiveLiteral::Int(v), DataType::Date32) => ScalarValue::Date32(Some(*v)),
-        (PrimitiveLiteral::Long(v), DataType::Int64) => ScalarValue::Int64(Some(*v)),
-        (PrimitiveLiteral::Long(v), DataType::Timestamp(TimeUnit::Microsecond, tz)) => {
-            ScalarValue::TimestampMicrosecond(Some(*v), tz.clone())
-        }
-        (PrimitiveLiteral::Float(v), DataType::Float32) => ScalarValue::Float32(Some(v.0)),
-        (PrimitiveLiteral::Double(v), DataType::Float64) => ScalarValue::Float64(Some(v.0)),
-        (PrimitiveLiteral::String(v), DataType::Utf8) => ScalarValue::Utf8(Some(v.clone())),
-        _ => return None,
-    })
-}
-
-impl PruningStatistics for FileStats<'_> {
-    fn min_values(&self, column: &Column) -> Option<ArrayRef> {
-        self.bounds(column, true)
-    }
-
-    fn max_values(&self, column: &Column) -> Option<ArrayRef> {
-        self.bounds(column, false)
-    }
-
-    fn num_containers(&self) -> usize {
-        self.files.len()
-    }
-
-    fn null_counts(&self, column: &Column) -> Option<ArrayRef> {
-        let (id, _) = self.field(column)?;
-        let v: UInt64Array = self
-            .files
-            .iter()
-            .map(|f| f.null_value_counts().get(&id).copied())
-            .collect();
-        Some(Arc::new(v))
-    }
-
-    fn row_counts(&self) -> Option<ArrayRef> {
-        let v: UInt64Array = self.files.iter().map(|f| Some(f.record_count())).collect();
-        Some(Arc::new(v))
-    }
-
-    fn contained(&self, _column: &Column, _values: &HashSet<ScalarValue>) -> Option<BooleanArray> {
-        None
+    fn execute(
+        &self,
+        _ctx: Arc<datafusion::execution::TaskContext>,
+    ) -> datafusion::execution::SendableRecordBatchStream {
+        let env = self.env.clone();
+        let ident = self.ident.clone();
+        let pred = self.pred.clone();
+        let schema = self.schema.clone();
+        let run = async move {
+            let r = delete::delete(&env.storage, &env.cache, &ident, pred.as_ref()).await?;
+            let batch = arrow::array::RecordBatch::try_new(
+                schema,
+                vec![Arc::new(arrow::array::UInt64Array::from(vec![r.rows_deleted]))],
+            )?;
+            if let Ok(mut d) = env.deletes.lock() {
+                d.push(r);
+            }
+            Ok::<_, datafusion::error::DataFusionError>(batch)
+        };
+        Box::pin(RecordBatchStreamAdapter::new(
+            self.schema.clone(),
+            futures::stream::once(run),
+        ))
     }
 }

@@ -28,6 +28,8 @@ pub(crate) const CATALOG: &str = "varve";
 pub(crate) struct Prepared {
     pub(crate) df: datafusion::dataframe::DataFrame,
     pub(crate) scans: Arc<Mutex<Vec<ScanNote>>>,
+    /// What `DELETE` statements did.
+    pub(crate) deletes: Arc<Mutex<Vec<crate::maintain::delete::DeleteReport>>>,
 }
 
 /// Limits on one query.
@@ -116,10 +118,12 @@ pub(crate) async fn prepare(
 ) -> Result<Prepared> {
     limits.validate()?;
     let scans = Arc::new(Mutex::new(Vec::new()));
+    let deletes = Arc::new(Mutex::new(Vec::new()));
     let env = QueryEnv {
         storage: storage.clone(),
         cache: cache.clone(),
         scans: scans.clone(),
+        deletes: deletes.clone(),
     };
     let config = SessionConfig::new()
         .with_information_schema(true)
@@ -152,7 +156,7 @@ pub(crate) async fn prepare(
     let text = text.as_deref().unwrap_or(sql);
     check_depth(text)?;
     let df = ctx.sql(text).await?;
-    Ok(Prepared { df, scans })
+    Ok(Prepared { df, scans, deletes })
 }
 
 impl Prepared {

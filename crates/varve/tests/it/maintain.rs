@@ -383,3 +383,112 @@ async fn appends_race_maintenance_on_s3() {
     assert_eq!(lake.info("c").await.unwrap().live_files, 2);
     assert_readers_agree(&lake, &backend, "default", "c").await;
 }
+
+/// Rows kept by the test as the reference model: `(ts, host, v)` with `v` NULL for every 7th row.
+fn model_rows(days: &[i64]) -> Vec<(i64, String, Option<f64>)> {
+    let mut out = Vec::new();
+    for &d in days {
+        for (k, h) in ["a", "b", "c", "d"].iter().enumerate() {
+            for i in 0..25i64 {
+                let n = out.len() as i64;
+                let v = if n % 7 == 0 { None } else { Some((n % 150) as f64) };
+                out.push((d * DAY_US + i * 60_000_000 + k as i64, h.to_string(), v));
+            }
+        }
+    }
+    out
+}
+
+fn model_batch(rows: &[(i64, String, Option<f64>)]) -> RecordBatch {
+    RecordBatch::try_new(
+        schema(),
+        vec![
+            Arc::new(TimestampMicrosecondArray::from_iter_values(rows.iter().map(|r| r.0)).with_timezone("UTC")),
+            Arc::new(StringArray::from_iter_values(rows.iter().map(|r| r.1.as_str()))),
+            Arc::new(Float64Array::from(rows.iter().map(|r| r.2).collect::<Vec<_>>())),
+        ],
+    )
+    .unwrap()
+}
+
+async fn check_model(lake: &Lake, backend: &Backend, model: &[(i64, String, Option<f64>)]) {
+    assert_eq!(scalar(lake, "SELECT count(*) FROM d").await, model.len().to_string());
+    let nulls = model.iter().filter(|r| r.2.is_none()).count();
+    assert_eq!(
+        scalar(lake, "SELECT count(*) FROM d WHERE v IS NULL").await,
+        nulls.to_string()
+    );
+    assert_readers_agree(lake, backend, "default", "d").await;
+}
+
+async fn deletes(backend: Backend) {
+    let lake = backend.open();
+    create(&lake, "d", &[("varve.auto-maintain", "false")]).await;
+    let mut model = model_rows(&[19_000, 19_001, 19_002]);
+    // Two appends per day: several files per partition.
+    for chunk in model.chunks(150) {
+        lake.append("d", vec![model_batch(chunk)], AppendOptions::default())
+            .await
+            .unwrap();
+    }
+    check_model(&lake, &backend, &model).await;
+
+    // A time range covering a whole partition: its files are dropped without a rewrite.
+    let r = lake.delete("d", Some("ts < '2022-01-09T00:00:00Z'")).await.unwrap();
+    let cut = 19_001 * DAY_US; // 2022-01-09
+    let before = model.len();
+    model.retain(|r| r.0 >= cut);
+    assert_eq!(r.rows_deleted as usize, before - model.len(), "{r:?}");
+    assert_eq!(r.files_written, 0, "a covered partition is dropped whole: {r:?}");
+    check_model(&lake, &backend, &model).await;
+
+    // One series: files are rewritten without its rows.
+    let r = lake.delete("d", Some("host = 'a'")).await.unwrap();
+    let before = model.len();
+    model.retain(|r| r.1 != "a");
+    assert_eq!(r.rows_deleted as usize, before - model.len());
+    assert!(r.files_written >= 1, "{r:?}");
+    check_model(&lake, &backend, &model).await;
+
+    // NULLs do not match a comparison: those rows stay.
+    let r = lake.delete("d", Some("v > 100")).await.unwrap();
+    let before = model.len();
+    model.retain(|r| !r.2.is_some_and(|v| v > 100.0));
+    assert_eq!(r.rows_deleted as usize, before - model.len());
+    check_model(&lake, &backend, &model).await;
+
+    // No match: nothing is committed.
+    let snapshots = lake.history("d").await.unwrap().len();
+    let r = lake.delete("d", Some("host = 'zzz'")).await.unwrap();
+    assert_eq!((r.rows_deleted, r.snapshot_id), (0, None));
+    assert_eq!(lake.history("d").await.unwrap().len(), snapshots);
+
+    // SQL DELETE answers the count.
+    let n = scalar(&lake, "DELETE FROM d WHERE host = 'b' AND v IS NULL").await;
+    let before = model.len();
+    model.retain(|r| !(r.1 == "b" && r.2.is_none()));
+    assert_eq!(n, (before - model.len()).to_string());
+    check_model(&lake, &backend, &model).await;
+    assert_eq!(lake.history("d").await.unwrap().last().unwrap().operation, "delete");
+
+    // Deleted rows never come back through compaction.
+    lake.maintain("d", &MaintainOptions::default()).await.unwrap();
+    check_model(&lake, &backend, &model).await;
+
+    let err = lake.delete("d", Some("nonsense = 1")).await.unwrap_err();
+    assert_eq!(err.kind(), varve::ErrorKind::InvalidInput, "{err}");
+    let r = lake.delete("d", None).await.unwrap();
+    assert_eq!(r.rows_deleted as usize, model.len());
+    model.clear();
+    check_model(&lake, &backend, &model).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn deletes_on_local_disk() {
+    deletes(Backend::local()).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn deletes_on_s3() {
+    deletes(Backend::s3()).await;
+}

@@ -1,0 +1,56 @@
+"""Maintenance from Python: maintain, inline compaction, table properties, deletes, info keys."""
+
+from __future__ import annotations
+
+import pyarrow as pa
+import pytest
+
+import varve
+
+US = pa.timestamp("us", tz="UTC")
+
+
+def readings(start_s: int, n: int, hosts=("a", "b")) -> pa.Table:
+    ts, host, load = [], [], []
+    for h in hosts:
+        for i in range(n):
+            ts.append((start_s + i * 60) * 1_000_000)
+            host.append(h)
+            load.append(float(i))
+    return pa.table({"ts": pa.array(ts, US), "host": host, "load": load})
+
+
+def test_maintain_properties_and_deletes(lake_args):
+    url, opts = lake_args
+    with varve.Lake(url, storage_options=opts) as lake:
+        t = lake.create_table("m.cpu", readings(0, 1), time_column="ts", series_key=["host"])
+        t.set_properties({"varve.auto-maintain": "false"})
+        for k in range(1, 11):
+            r = t.append(readings(k * 600, 5), maintain=False)
+            assert r["maintenance"] is None
+        info = t.info()
+        for key in ("rows", "live_files", "delete_files", "bytes", "manifests", "snapshots", "partitions",
+                    "min_time", "max_time", "series", "properties"):
+            assert key in info, key
+        assert info["live_files"] == 11 and info["rows"] == 102
+        assert info["properties"]["varve.auto-maintain"] == "false"
+
+        dry = t.maintain(dry_run=True)
+        assert dry["dry_run"] and dry["partitions_compacted"] == 1
+        assert t.info()["live_files"] == 11
+        r = t.maintain()
+        assert (r["files_before"], r["files_after"], r["rows_rewritten"]) == (11, 1, 102)
+        assert t.info()["rows"] == 102
+
+        with pytest.raises(varve.InvalidInputError, match="varve.retention"):
+            t.set_properties({"varve.retention": "soon"})
+        with pytest.raises(varve.InvalidInputError, match="fixed when the table is created"):
+            t.set_properties({"varve.series-key": "ts"})
+
+        d = t.delete("host = 'a'")
+        assert d["rows_deleted"] == 51 and d["snapshot_id"]
+        assert lake.sql("SELECT count(*) AS n FROM m.cpu").to_pylist() == [{"n": 51}]
+        with pytest.raises(varve.InvalidInputError):
+            t.delete()
+        assert t.delete(all=True)["rows_deleted"] == 51
+        assert lake.sql("SELECT count(*) AS n FROM m.cpu").to_pylist() == [{"n": 0}]
