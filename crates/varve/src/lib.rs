@@ -47,7 +47,7 @@
 //! | `write` | aligning and validating batches, time parsing, sorting, partitioning, Parquet |
 //! | [`input`] | decoding inputs: format detection, CSV/TSV, NDJSON, Parquet, type inference, NULL spellings |
 //! | `commit` | the one transaction every change goes through: added/removed files, operation, summary, schema and property changes, expiry, batch ids; put-if-absent with rebase and retry; the version hint |
-//! | `maintain` | compaction, retention, snapshot expiry, orphan cleanup |
+//! | `maintain` | compaction, retention, deletes, snapshot expiry, orphan cleanup |
 //! | `query` | the DataFusion catalog, table provider, pruning, INSERT, functions, time travel |
 //! | `lake` | the facade, [`Lake`] |
 //! | [`import`](mod@import) | inputs into a table in one commit (create if missing, report), shared by CLI and Python |
