@@ -5,7 +5,7 @@
 //! file, each declared sorted by the table's sort order (which every Varve data file is: see
 //! `write::encode`). Memory is about one row group per open input (the Parquet reader fetches a row
 //! group's column chunks) plus one batch per input and the row group being written, never the
-//! partition's size. Output is streamed to the store with multipart uploads.
+//! partition's size (inputs beyond 16 are merged in passes). Output is streamed to the store with multipart uploads.
 //!
 //! Cutting rule: when the file being written reaches the target size, it is closed at the next
 //! series boundary, so a series that fits in one file is never split over two files of the
@@ -57,11 +57,89 @@ pub(crate) struct Merged {
     pub(crate) bytes: u64,
 }
 
+/// Files merged in one pass. Each open input holds about one row group (a small file is one row
+/// group), so a pass needs about this many row groups of memory; more inputs are merged in passes
+/// through intermediate files.
+const MAX_FAN_IN: usize = 16;
+
 /// Merges `inputs` (files of one partition, each sorted by the contract) into new files, keeping
-/// only the rows for which `keep` is true when given (a delete's rewrite). On error the files
-/// written so far are deleted.
+/// only the rows for which `keep` is true when given (a delete's rewrite). More than
+/// [`MAX_FAN_IN`] inputs are merged in passes: groups of them into intermediate files (never
+/// committed, deleted at the end), then those. On error the files written so far are deleted.
 #[allow(clippy::too_many_arguments)]
 pub(crate) async fn merge(
+    storage: &Storage,
+    table_prefix: &Path,
+    schema: &SchemaRef,
+    contract: &TableContract,
+    settings: &MaintenanceSettings,
+    partition: Option<i32>,
+    inputs: &[DataFile],
+    keep: Option<Arc<dyn PhysicalExpr>>,
+) -> Result<Merged> {
+    if inputs.len() <= MAX_FAN_IN {
+        return merge_pass(
+            storage,
+            table_prefix,
+            schema,
+            contract,
+            settings,
+            partition,
+            inputs,
+            keep,
+        )
+        .await;
+    }
+    let mut intermediate = Merged::default();
+    let mut result = Ok(());
+    for chunk in inputs.chunks(MAX_FAN_IN) {
+        match merge_pass(
+            storage,
+            table_prefix,
+            schema,
+            contract,
+            settings,
+            partition,
+            chunk,
+            keep.clone(),
+        )
+        .await
+        {
+            Ok(m) => {
+                intermediate.files.extend(m.files);
+                intermediate.uploaded.extend(m.uploaded);
+            }
+            Err(e) => {
+                result = Err(e);
+                break;
+            }
+        }
+    }
+    let out = match result {
+        Ok(()) => {
+            Box::pin(merge(
+                storage,
+                table_prefix,
+                schema,
+                contract,
+                settings,
+                partition,
+                &intermediate.files,
+                None,
+            ))
+            .await
+        }
+        Err(e) => Err(e),
+    };
+    for p in &intermediate.uploaded {
+        let _ = object_store::ObjectStoreExt::delete(storage.store.as_ref(), p).await;
+    }
+    out
+}
+
+/// One merge pass over at most [`MAX_FAN_IN`] inputs.
+#[allow(clippy::too_many_arguments)]
+async fn merge_pass(
     storage: &Storage,
     table_prefix: &Path,
     schema: &SchemaRef,
