@@ -116,27 +116,7 @@ struct SqlArgs {
 
 /// Parses `1048576`, `512KiB`, `64MiB`, `2GiB` (also KB/MB/GB as powers of 1000, and K/M/G as 1024).
 fn parse_bytes(s: &str) -> varve::Result<usize> {
-    let t = s.trim();
-    let split = t.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(t.len());
-    let (num, unit) = t.split_at(split);
-    let n: f64 = num
-        .parse()
-        .map_err(|_| varve::Error::invalid(format!("{s:?}: expected a size such as 512MiB")))?;
-    let mult = match unit.trim().to_ascii_lowercase().as_str() {
-        "" | "b" => 1.0,
-        "k" | "kib" => 1024.0,
-        "m" | "mib" => 1024.0 * 1024.0,
-        "g" | "gib" => 1024.0 * 1024.0 * 1024.0,
-        "kb" => 1e3,
-        "mb" => 1e6,
-        "gb" => 1e9,
-        other => {
-            return Err(varve::Error::invalid(format!(
-                "{s:?}: unknown unit {other:?} (use KiB, MiB, GiB)"
-            )))
-        }
-    };
-    Ok((n * mult) as usize)
+    varve::parse_bytes(s).map(|n| n as usize)
 }
 
 #[derive(Debug, Args)]
