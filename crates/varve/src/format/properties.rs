@@ -6,7 +6,7 @@
 //! | `varve.target-file-size` | `256MiB` | compaction cuts output files at about this size |
 //! | `varve.row-group-rows` | `262144` | rows per Parquet row group of compaction output |
 //! | `varve.compact-min-files` | `8` | an append compacts a partition holding more small files than this |
-//! | `varve.auto-maintain` | `true` | whether appends compact inline |
+//! | `varve.auto-maintain` | `false` | whether appends compact inline (off by default until a lost-row race with concurrent inline compactions is found) |
 //! | `varve.retention` | none | rows older than now minus this are hidden from queries, and maintenance drops their files |
 //! | `varve.snapshot-retention` | `1h` | maintenance expires snapshots older than this |
 //! | `varve.min-snapshots` | `5` | maintenance keeps at least this many newest snapshots |
@@ -91,7 +91,7 @@ impl MaintenanceSettings {
             },
             auto_maintain: match checked(PROP_AUTO_MAINTAIN)? {
                 Some(v) => parse_bool(PROP_AUTO_MAINTAIN, v)?,
-                None => true,
+                None => false,
             },
             retention: checked(PROP_RETENTION)?.map(parse_duration).transpose()?,
             snapshot_retention: match checked(PROP_SNAPSHOT_RETENTION)? {

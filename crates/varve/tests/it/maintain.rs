@@ -224,7 +224,7 @@ async fn compaction_on_s3() {
 async fn inline_compaction_bounds_small_files() {
     let backend = Backend::local();
     let lake = backend.open();
-    create(&lake, "i", &[]).await;
+    create(&lake, "i", &[("varve.auto-maintain", "true")]).await;
     let mut compacted = 0;
     for i in 0..40 {
         let r = lake
