@@ -242,9 +242,7 @@ impl Appender {
 
     /// Deletes the data files this append uploaded (after a failure).
     pub(crate) async fn abort(self) {
-        for p in &self.uploaded {
-            let _ = object_store::ObjectStoreExt::delete(self.storage.store.as_ref(), p).await;
-        }
+        super::delete_objects(&self.storage, &self.uploaded).await;
     }
 
     /// Flushes and commits. On failure, the uploaded files are deleted and the table is unchanged;

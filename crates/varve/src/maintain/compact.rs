@@ -131,9 +131,7 @@ pub(crate) async fn merge(
         }
         Err(e) => Err(e),
     };
-    for p in &intermediate.uploaded {
-        let _ = object_store::ObjectStoreExt::delete(storage.store.as_ref(), p).await;
-    }
+    crate::commit::delete_objects(storage, &intermediate.uploaded).await;
     out
 }
 
@@ -165,9 +163,7 @@ async fn merge_pass(
     {
         Ok(()) => Ok(out),
         Err(e) => {
-            for p in &out.uploaded {
-                let _ = object_store::ObjectStoreExt::delete(storage.store.as_ref(), p).await;
-            }
+            crate::commit::delete_objects(storage, &out.uploaded).await;
             Err(e)
         }
     }

@@ -424,9 +424,7 @@ async fn compact_groups(
         .await?;
         let (rows, written) = (merged.rows, merged.files.len() as u64);
         if rows != g.rows() {
-            for p in &merged.uploaded {
-                let _ = object_store::ObjectStoreExt::delete(storage.store.as_ref(), p).await;
-            }
+            commit::delete_objects(storage, &merged.uploaded).await;
             return Err(crate::Error::internal(format!(
                 "compaction of partition {label} read {rows} rows of {}; nothing was committed",
                 g.rows()
