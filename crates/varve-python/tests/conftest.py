@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import os
-import shutil
 import socket
 import subprocess
 import sys
@@ -26,9 +24,11 @@ def _free_port() -> int:
 @pytest.fixture(scope="session")
 def s3_server():
     """A moto S3 server on 127.0.0.1 for the session; yields its storage options."""
-    moto = os.environ.get("VARVE_MOTO_SERVER") or shutil.which("moto_server") or str(Path(sys.executable).parent / "moto_server")
+    # moto with atomic conditional writes (see the launcher's docstring), run by this interpreter.
+    launcher = Path(__file__).resolve().parents[2] / "varve-testkit" / "moto_server.py"
     port = _free_port()
-    proc = subprocess.Popen([moto, "-H", "127.0.0.1", "-p", str(port)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen([sys.executable, str(launcher), "-H", "127.0.0.1", "-p", str(port)],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     endpoint = f"http://127.0.0.1:{port}"
     deadline = time.time() + 30
     while True:

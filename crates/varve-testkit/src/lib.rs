@@ -69,8 +69,10 @@ pub fn python() -> PathBuf {
     try_python().unwrap_or_else(|e| panic!("{e}"))
 }
 
-fn moto_binary() -> PathBuf {
-    try_moto_server().unwrap_or_else(|e| panic!("{e}"))
+/// The launcher of moto's server with atomic conditional writes (`moto_server.py` beside this
+/// crate's sources; see its docstring for why plain `moto_server` is not enough).
+pub fn moto_launcher() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("moto_server.py")
 }
 
 /// The repository root.
@@ -94,7 +96,8 @@ pub fn free_port() -> u16 {
         .expect("free port")
 }
 
-/// A moto S3 server on 127.0.0.1, stopped when dropped.
+/// A moto S3 server on 127.0.0.1 (with atomic conditional writes: [`moto_launcher`]), stopped
+/// when dropped.
 #[derive(Debug)]
 pub struct S3Server {
     child: Child,
@@ -108,7 +111,9 @@ impl S3Server {
     /// Starts the server and waits until it answers.
     pub fn start() -> S3Server {
         let port = free_port();
-        let child = Command::new(moto_binary())
+        try_moto_server().unwrap_or_else(|e| panic!("{e}"));
+        let child = Command::new(python())
+            .arg(moto_launcher())
             .args(["-H", "127.0.0.1", "-p", &port.to_string()])
             .stdout(Stdio::null())
             .stderr(Stdio::null())

@@ -1,5 +1,6 @@
 //! Concurrent writers in separate processes: 4 `varve import` loops of 50 batches each on one
-//! table, on local disk and on S3. Every row is there exactly once and the history is linear.
+//! table (with inline compaction, on by default), on local disk and on S3. Every row is there
+//! exactly once and the history is linear.
 
 use std::process::Command;
 
