@@ -31,6 +31,7 @@ fn import_args(table: &str, file: PathBuf) -> ImportArgs {
         time_name: "time".into(),
         series_key: vec![],
         partition: "day".into(),
+        dedup: "none".into(),
         plain: false,
         time_format: None,
         timezone: "UTC".into(),

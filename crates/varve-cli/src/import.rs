@@ -46,9 +46,12 @@ pub(crate) struct ImportArgs {
     /// Series key columns of a new table, comma-separated or repeated.
     #[arg(long, value_delimiter = ',')]
     pub(crate) series_key: Vec<String>,
-    /// Partition granularity of a new table: hour, day or month.
+    /// Partition granularity of a new table: hour, day, month or year.
     #[arg(long, default_value = "day")]
     pub(crate) partition: String,
+    /// Deduplication of a new table: none, or last-write-wins on (series key, time).
+    #[arg(long, default_value = "none", value_name = "MODE")]
+    pub(crate) dedup: String,
     /// Create a plain table (no time column) when the table does not exist.
     #[arg(long, conflicts_with_all = ["time_columns", "series_key"])]
     pub(crate) plain: bool,
@@ -172,6 +175,7 @@ pub(crate) async fn run(lake: &Lake, args: ImportArgs) -> Result<()> {
         time_name: args.time_name.clone(),
         series_key: args.series_key.clone(),
         partition: args.partition.parse()?,
+        dedup: args.dedup.parse()?,
         plain: args.plain,
         time: time_options(&args)?,
         batch_id: args.batch_id.clone(),
@@ -220,6 +224,14 @@ pub(crate) async fn run(lake: &Lake, args: ImportArgs) -> Result<()> {
     );
     if !a.added_columns.is_empty() {
         line.push_str(&format!("; new columns: {}", a.added_columns.join(", ")));
+    }
+    if a.duplicate_rows_dropped > 0 || a.rows_replaced > 0 {
+        line.push_str(&format!(
+            "; last-write-wins: {} superseded by a later row of the same key, {} stored replaced ({} rewritten)",
+            plural(a.duplicate_rows_dropped, "input row"),
+            plural(a.rows_replaced, "row"),
+            plural(a.files_rewritten, "data file")
+        ));
     }
     if args.truncate_ns {
         line.push_str(&format!(

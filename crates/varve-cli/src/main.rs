@@ -133,9 +133,13 @@ struct CreateArgs {
     /// Series key columns, comma-separated or repeated.
     #[arg(long, value_delimiter = ',')]
     series_key: Vec<String>,
-    /// Partition granularity of the time column: hour, day or month.
+    /// Partition granularity of the time column: hour, day, month or year.
     #[arg(long, default_value = "day")]
     partition: String,
+    /// What an append does with a (series key, time) already stored: none (keep every row) or
+    /// last-write-wins (the newest write replaces the stored row, as every Iceberg reader sees).
+    #[arg(long, default_value = "none", value_name = "MODE")]
+    dedup: String,
 }
 
 fn main() -> ExitCode {
@@ -279,7 +283,13 @@ async fn create(lake: &Lake, args: CreateArgs) -> varve::Result<()> {
     let contract = match &args.time_column {
         Some(t) => TableContract::time_series(t.clone())
             .with_series_key(args.series_key.clone())
-            .with_partitioning(args.partition.parse::<Partitioning>()?),
+            .with_partitioning(args.partition.parse::<Partitioning>()?)
+            .with_dedup(args.dedup.parse()?),
+        None if args.dedup.parse::<varve::Dedup>()? != varve::Dedup::None => {
+            return Err(varve::Error::invalid(
+                "--dedup needs --time-column: rows are matched on series key and time",
+            ))
+        }
         None => TableContract::default(),
     };
     let d = lake.create_table(&args.table, &Schema::new(fields), &contract).await?;

@@ -199,6 +199,9 @@ pub(crate) async fn print_info(lake: &Lake, table: &str, json: bool) -> Result<(
                 }
             );
             outln!("partition    {}", d.contract.partitioning);
+            if d.contract.dedup != varve::Dedup::None {
+                outln!("dedup        {}", d.contract.dedup);
+            }
         }
         None => outln!("kind         plain table (no time column)"),
     }

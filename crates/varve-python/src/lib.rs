@@ -134,7 +134,9 @@ impl NativeLake {
         Ok(self.lake()?.url().to_string())
     }
 
-    #[pyo3(signature = (name, schema, time_column=None, series_key=Vec::new(), partition="day".to_string()))]
+    #[pyo3(signature = (name, schema, time_column=None, series_key=Vec::new(), partition="day".to_string(),
+        dedup="none".to_string()))]
+    #[allow(clippy::too_many_arguments)]
     fn create_table(
         &self,
         py: Python<'_>,
@@ -143,12 +145,20 @@ impl NativeLake {
         time_column: Option<String>,
         series_key: Vec<String>,
         partition: String,
+        dedup: String,
     ) -> PyResult<()> {
+        let dedup = dedup.parse::<varve::Dedup>().map_err(to_py)?;
         let contract = match time_column {
             Some(t) => TableContract::time_series(t)
                 .with_series_key(series_key)
-                .with_partitioning(partition.parse::<Partitioning>().map_err(to_py)?),
+                .with_partitioning(partition.parse::<Partitioning>().map_err(to_py)?)
+                .with_dedup(dedup),
             None if !series_key.is_empty() => return Err(invalid("a series key needs a time column")),
+            None if dedup != varve::Dedup::None => {
+                return Err(invalid(
+                    "dedup needs a time column: rows are matched on series key and time",
+                ))
+            }
             None => TableContract::default(),
         };
         let schema = schema.0;
@@ -241,7 +251,7 @@ impl NativeLake {
     #[pyo3(signature = (name, paths, format=None, time_columns=Vec::new(), time_name="time".to_string(),
         series_key=Vec::new(), partition="day".to_string(), plain=false, null_values=Vec::new(), delimiter=None,
         skip_rows=0, time_format=None, timezone=None, time_unit=None, truncate_ns=false,
-        rename_duplicates=false, batch_id=None, note=None))]
+        rename_duplicates=false, batch_id=None, note=None, dedup="none".to_string()))]
     #[allow(clippy::too_many_arguments)]
     fn import_files<'py>(
         &self,
@@ -264,6 +274,7 @@ impl NativeLake {
         rename_duplicates: bool,
         batch_id: Option<String>,
         note: Option<String>,
+        dedup: String,
     ) -> PyResult<Bound<'py, PyAny>> {
         let format = format.map(|f| f.parse::<InputFormat>()).transpose().map_err(to_py)?;
         let delimiter = match delimiter.as_deref() {
@@ -282,6 +293,7 @@ impl NativeLake {
             time_name,
             series_key,
             partition: partition.parse::<Partitioning>().map_err(to_py)?,
+            dedup: dedup.parse::<varve::Dedup>().map_err(to_py)?,
             plain,
             time: TimeOptions {
                 timezone,
@@ -358,6 +370,7 @@ impl NativeLake {
                 .as_ref()
                 .map(|_| d.contract.partitioning.to_string()),
         )?;
+        out.set_item("dedup", d.contract.dedup.to_string())?;
         out.set_item("location", d.location)?;
         out.set_item("snapshot_id", d.snapshot_id)?;
         out.set_item("metadata_version", d.metadata_version)?;

@@ -54,3 +54,18 @@ def test_maintain_properties_and_deletes(lake_args):
             t.delete()
         assert t.delete(all=True)["rows_deleted"] == 51
         assert lake.sql("SELECT count(*) AS n FROM m.cpu").to_pylist() == [{"n": 0}]
+
+
+def test_last_write_wins(lake_args):
+    url, opts = lake_args
+    with varve.Lake(url, storage_options=opts) as lake:
+        first = pa.table({"ts": pa.array([0, 0, 60_000_000], US), "host": ["a", "a", "b"], "load": [1.0, 2.0, 3.0]})
+        t = lake.create_table("w.cpu", first, time_column="ts", series_key=["host"], dedup="last-write-wins")
+        assert t.describe()["dedup"] == "last-write-wins"
+        r = t.append(pa.table({"ts": pa.array([60_000_000, 120_000_000], US), "host": ["b", "b"],
+                               "load": [30.0, 4.0]}))
+        assert (r["rows_replaced"], r["files_rewritten"], r["duplicate_rows_dropped"]) == (1, 1, 0)
+        rows = lake.sql("SELECT host, load FROM w.cpu ORDER BY host, ts").to_pylist()
+        assert rows == [{"host": "a", "load": 2.0}, {"host": "b", "load": 30.0}, {"host": "b", "load": 4.0}]
+        with pytest.raises(varve.InvalidInputError, match="none or last-write-wins"):
+            lake.create_table("w.bad", first.schema, time_column="ts", dedup="newest")

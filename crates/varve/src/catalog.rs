@@ -204,6 +204,12 @@ pub(crate) async fn create(
         ));
     }
     let time = contract.time_column.as_deref();
+    if time.is_none() && contract.dedup != crate::format::Dedup::None {
+        return Err(Error::invalid(format!(
+            "table {ident}: dedup {} needs a time column (rows are matched on series key and time)",
+            contract.dedup
+        )));
+    }
     let schema = schema::from_arrow(arrow_schema, time)?;
     for k in &contract.series_key {
         if schema.field_by_name(k).is_none() {

@@ -15,7 +15,7 @@ use arrow::datatypes::{DataType, Field, Schema};
 use arrow::row::{RowConverter, SortField};
 
 use crate::error::{Error, ErrorKind, Result};
-use crate::format::{Partitioning, TableContract};
+use crate::format::{Dedup, Partitioning, TableContract};
 use crate::input::{join_time_columns, Input, Progress};
 use crate::lake::Lake;
 use crate::write::time::{to_utc_micros, TimeOptions};
@@ -35,6 +35,8 @@ pub struct ImportOptions {
     pub series_key: Vec<String>,
     /// Partition granularity of a new table.
     pub partition: Partitioning,
+    /// Deduplication of a new table.
+    pub dedup: Dedup,
     /// Create a plain table (no time column) when the table does not exist.
     pub plain: bool,
     /// How to read times (zone, format, unit, origin, whether to truncate nanoseconds).
@@ -54,6 +56,7 @@ impl Default for ImportOptions {
             time_name: "time".into(),
             series_key: vec![],
             partition: Partitioning::Day,
+            dedup: Dedup::None,
             plain: false,
             time: TimeOptions::default(),
             batch_id: None,
@@ -133,6 +136,11 @@ fn new_table_schema(first: &Input, opts: &ImportOptions) -> Schema {
 
 fn new_table_contract(first: &Input, schema: &Schema, opts: &ImportOptions) -> Result<TableContract> {
     if opts.plain {
+        if opts.dedup != Dedup::None {
+            return Err(Error::invalid(
+                "--dedup needs a time column (rows are matched on series key and time); drop --plain",
+            ));
+        }
         return Ok(TableContract::default());
     }
     let time = if opts.time_columns.len() > 1 {
@@ -149,7 +157,8 @@ fn new_table_contract(first: &Input, schema: &Schema, opts: &ImportOptions) -> R
     };
     Ok(TableContract::time_series(time)
         .with_series_key(opts.series_key.clone())
-        .with_partitioning(opts.partition))
+        .with_partitioning(opts.partition)
+        .with_dedup(opts.dedup))
 }
 
 /// A sentence when the contract options differ from the existing table's.

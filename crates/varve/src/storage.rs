@@ -183,8 +183,18 @@ impl Storage {
         Ok(())
     }
 
+    /// Deletes objects, best effort: errors are ignored (files of a change that was not committed,
+    /// which orphan cleanup removes later if this fails).
+    pub(crate) async fn delete_quietly(&self, paths: &[Path]) {
+        for p in paths {
+            let _ = self.store.delete(p).await;
+        }
+    }
+
     /// Writes `data` at `path` only if nothing is there: `Ok(true)` when written, `Ok(false)`
-    /// when another writer got there first. This is the commit point of the protocol.
+    /// when another writer got there first. This is the commit point of the protocol, so the
+    /// store must make it atomic (AWS S3, MinIO and R2 do; moto 5.2 does not under concurrent
+    /// writes, which is why the tests run it through `varve-testkit/moto_server.py`).
     pub(crate) async fn put_if_absent(&self, path: &Path, data: Bytes) -> Result<bool> {
         let opts = PutOptions {
             mode: PutMode::Create,

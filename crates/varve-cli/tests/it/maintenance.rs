@@ -206,3 +206,89 @@ async fn maintain_survives_sigkill() {
     );
     assert_readers_agree(&opened, &backend, "default", "t").await;
 }
+
+#[test]
+fn import_and_create_with_last_write_wins() {
+    let backend = Backend::local();
+    let lake = backend.cli_args();
+    let dir = tempfile::tempdir().unwrap();
+    let first = dir.path().join("a.csv");
+    // Two rows of one key in one file: the later wins.
+    std::fs::write(
+        &first,
+        "ts,host,v\n2024-05-01T00:00:00Z,h1,1\n2024-05-01T00:00:00Z,h1,2\n2023-02-01T00:00:00Z,h2,3\n",
+    )
+    .unwrap();
+    let out = varve_ok(&with_lake(
+        &lake,
+        &[
+            "import",
+            "w",
+            first.to_str().unwrap(),
+            "--time-column",
+            "ts",
+            "--series-key",
+            "host",
+            "--dedup",
+            "last-write-wins",
+            "--partition",
+            "year",
+        ],
+    ));
+    assert!(
+        out.contains("imported 2 rows") && out.contains("1 input row superseded"),
+        "{out}"
+    );
+    let second = dir.path().join("b.csv");
+    std::fs::write(
+        &second,
+        "ts,host,v\n2023-02-01T00:00:00Z,h2,30\n2024-06-01T00:00:00Z,h1,4\n",
+    )
+    .unwrap();
+    varve_ok(&with_lake(&lake, &["import", "w", second.to_str().unwrap(), "-q"]));
+    let rows = varve_ok(&with_lake(
+        &lake,
+        &["sql", "SELECT host, v FROM w ORDER BY ts", "--format", "csv"],
+    ));
+    assert_eq!(rows, "host,v\nh2,30\nh1,2\nh1,4\n");
+    let d = varve_ok(&with_lake(&lake, &["info", "w"]));
+    assert!(
+        d.contains("dedup        last-write-wins") && d.contains("partition    year"),
+        "{d}"
+    );
+    let files = walk(&backend.table_location("default", "w"));
+    assert!(files.iter().any(|f| f.contains("ts_year=2023")), "{files:?}");
+
+    let err = varve_err(&with_lake(
+        &lake,
+        &["create", "p", "-c", "v:int64", "--dedup", "last-write-wins"],
+    ));
+    assert!(err.contains("--dedup needs --time-column"), "{err}");
+    let err = varve_err(&with_lake(
+        &lake,
+        &[
+            "create",
+            "q",
+            "-c",
+            "ts:timestamptz",
+            "--time-column",
+            "ts",
+            "--dedup",
+            "newest",
+        ],
+    ));
+    assert!(err.contains("expected none or last-write-wins"), "{err}");
+}
+
+fn walk(dir: &str) -> Vec<String> {
+    let mut out = vec![];
+    for e in std::fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_dir() {
+            out.extend(walk(p.to_str().unwrap()));
+        } else {
+            out.push(p.display().to_string());
+        }
+    }
+    out
+}

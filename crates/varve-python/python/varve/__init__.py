@@ -176,7 +176,8 @@ class Table:
 
     @_native
     def describe(self) -> Dict[str, Any]:
-        """Schema, time column, series key, partition, location, current snapshot id and metadata version."""
+        """Schema, time column, series key, partition, dedup, location, current snapshot id and metadata
+        version."""
         return self._lake._handle.describe(self._name)
 
     @_native
@@ -205,8 +206,10 @@ class Table:
 
         Returns:
             ``{"rows", "files", "bytes", "snapshot_id", "duplicate", "added_columns",
-            "truncated_times", "attempts", "seconds", "maintenance"}``; bytes are Parquet bytes
-            written; ``maintenance`` is None or what inline compaction did (a failure of it is
+            "truncated_times", "duplicate_rows_dropped", "rows_replaced", "files_rewritten",
+            "attempts", "seconds", "maintenance"}``; bytes are Parquet bytes written; on a
+            last-write-wins table ``duplicate_rows_dropped`` counts input rows a later row of the
+            same key superseded and ``rows_replaced`` the stored rows replaced; ``maintenance`` is None or what inline compaction did (a failure of it is
             reported there and never undoes the append). With
             ``truncate_ns``, also ``collided_keys``: (series key, time) keys of this append that hold
             more than one input time after truncation.
@@ -394,6 +397,7 @@ class Lake:
         time_column: Optional[str] = None,
         series_key: Sequence[str] = (),
         partition: str = "day",
+        dedup: str = "none",
     ) -> Table:
         """Creates a table, and appends ``schema_or_data`` when it is data.
 
@@ -402,7 +406,10 @@ class Lake:
             schema_or_data: a ``pyarrow.Schema``, or data as :meth:`Table.append` takes it.
             time_column: the time column (makes a time-series table); stored as timestamp µs UTC.
             series_key: columns that identify a series, e.g. ``["symbol"]``.
-            partition: ``"hour"``, ``"day"`` or ``"month"`` of the time column.
+            partition: ``"hour"``, ``"day"``, ``"month"`` or ``"year"`` of the time column.
+            dedup: ``"none"`` (keep every row) or ``"last-write-wins"``: a row whose (series key,
+                time) is stored already replaces it, within an append (the later row wins) and
+                across appends, as every Iceberg reader sees right after the commit.
 
         Raises:
             AlreadyExistsError, SchemaMismatchError, InvalidInputError.
@@ -412,7 +419,7 @@ class Lake:
         else:
             data = _to_reader(schema_or_data)
             schema = data.schema
-        self._handle.create_table(name, schema, time_column, list(series_key), partition)
+        self._handle.create_table(name, schema, time_column, list(series_key), partition, dedup)
         table = Table(self, self._canonical(name))
         if data is not None:
             try:
@@ -472,6 +479,7 @@ class Lake:
         rename_duplicates: bool = False,
         batch_id: Optional[str] = None,
         note: Optional[str] = None,
+        dedup: str = "none",
     ) -> Dict[str, Any]:
         """Imports files into a table in one commit, decoded as ``varve import`` decodes them.
 
@@ -493,6 +501,7 @@ class Lake:
             truncate_ns: store times with nanoseconds truncated to µs instead of refusing them.
             rename_duplicates: read a repeated header name as ``name_2`` instead of refusing.
             batch_id, note: as in :meth:`Table.append`.
+            dedup: of a new table, as in :meth:`Lake.create_table`.
 
         Returns:
             ``{"append": {... as Table.append ...}, "created", "collided_keys", "contract_note"}``.
@@ -512,7 +521,7 @@ class Lake:
         return self._handle.import_files(
             name, [os.fspath(p) for p in paths], format, times, time_name, list(series_key), partition, plain,
             list(null_values), delimiter, skip_rows, time_format, timezone, time_unit, truncate_ns,
-            rename_duplicates, batch_id, note,
+            rename_duplicates, batch_id, note, dedup,
         )
 
     @_native

@@ -13,11 +13,16 @@ use futures::stream::{self, StreamExt, TryStreamExt};
 use iceberg::spec::{DataFile, Operation, Schema};
 use object_store::path::Path;
 
+use super::dedup::{self, LastWriteWins, Resolution};
 use super::{Outcome, SchemaChange, Transaction};
 use crate::catalog::{LoadedTable, ManifestCache};
 use crate::error::{Error, Result};
-use crate::format::{schema, TableContract};
+use crate::format::manifest::partition_of;
+use crate::format::properties::MaintenanceSettings;
+use crate::format::{schema, Dedup, TableContract};
 use crate::storage::Storage;
+use crate::write::keys::KeySet;
+use crate::write::merge::MergeJob;
 use crate::write::{align, encode, TimeOptions};
 
 /// Input buffered in memory before it is sorted, encoded and uploaded: bounds an append's memory
@@ -75,6 +80,13 @@ pub struct AppendReport {
     pub added_columns: Vec<String>,
     /// Time values whose sub-microsecond part was dropped.
     pub truncated_times: u64,
+    /// Last-write-wins tables: input rows dropped because a later row of this append has the
+    /// same series key and time.
+    pub duplicate_rows_dropped: u64,
+    /// Last-write-wins tables: stored rows this append replaced.
+    pub rows_replaced: u64,
+    /// Last-write-wins tables: stored data files rewritten without the replaced rows.
+    pub files_rewritten: u64,
     /// Commit attempts (1 when no other writer interfered).
     pub attempts: u32,
     /// Wall-clock seconds, from the first batch to the commit.
@@ -103,6 +115,8 @@ pub(crate) struct Appender {
     rows_in: u64,
     files: Vec<DataFile>,
     uploaded: Vec<Path>,
+    /// The keys written so far, for last-write-wins tables.
+    keys: Option<KeySet>,
     report: AppendReport,
     started: Instant,
 }
@@ -117,6 +131,10 @@ impl Appender {
         let contract = base.contract()?;
         let schema = base.metadata.current_schema().as_ref().clone();
         let arrow_schema = schema::to_arrow(&schema)?;
+        let keys = match contract.dedup {
+            Dedup::LastWriteWins => Some(KeySet::new(&arrow_schema, &contract)?),
+            Dedup::None => None,
+        };
         Ok(Appender {
             storage,
             cache,
@@ -131,6 +149,7 @@ impl Appender {
             rows_in: 0,
             files: vec![],
             uploaded: vec![],
+            keys,
             report: AppendReport::default(),
             started: Instant::now(),
         })
@@ -200,8 +219,12 @@ impl Appender {
         }
         let batches = std::mem::take(&mut self.buffer);
         self.buffered = 0;
-        let runs = encode::sort_and_partition(&self.arrow_schema, &batches, &self.contract)?;
+        let (runs, dropped) = encode::sort_and_partition(&self.arrow_schema, &batches, &self.contract)?;
         drop(batches);
+        self.report.duplicate_rows_dropped += dropped;
+        if self.keys.is_some() {
+            self.replace_own_keys(&runs).await?;
+        }
         let table_prefix = self.base.ident.prefix();
         let encoded: Vec<(Path, Bytes, DataFile)> = runs
             .iter()
@@ -240,9 +263,65 @@ impl Appender {
         Ok(())
     }
 
+    /// Last-write-wins: the rows of `runs` (a new flush) replace rows of the same key that an
+    /// earlier flush of this append wrote: those files are rewritten without them.
+    async fn replace_own_keys(&mut self, runs: &[encode::Run]) -> Result<()> {
+        let mut flush_keys = KeySet::new(&self.arrow_schema, &self.contract)?;
+        for run in runs {
+            flush_keys.insert(&run.batch)?;
+        }
+        let flush_keys = Arc::new(flush_keys);
+        let partitions: Vec<Option<i32>> = runs.iter().map(|r| r.partition).collect();
+        let settings = MaintenanceSettings::from_properties(self.base.metadata.properties())?;
+        let mut i = 0;
+        while i < self.files.len() {
+            let f = self.files[i].clone();
+            let p = partition_of(&f);
+            if !partitions.contains(&p) {
+                i += 1;
+                continue;
+            }
+            let job = MergeJob {
+                storage: &self.storage,
+                table_prefix: self.base.ident.prefix(),
+                schema: self.arrow_schema.clone(),
+                contract: &self.contract,
+                settings: &settings,
+                partition: p,
+            };
+            match dedup::resolve(&job, &f, &flush_keys).await? {
+                Resolution::Untouched => i += 1,
+                Resolution::Rewritten {
+                    files,
+                    uploaded,
+                    replaced,
+                } => {
+                    let n = files.len();
+                    self.report.rows -= replaced;
+                    self.report.duplicate_rows_dropped += replaced;
+                    self.files.splice(i..=i, files);
+                    if let Some(pos) = self
+                        .uploaded
+                        .iter()
+                        .position(|u| self.storage.location(u) == f.file_path())
+                    {
+                        let old = self.uploaded.remove(pos);
+                        self.storage.delete_quietly(&[old]).await;
+                    }
+                    self.uploaded.extend(uploaded);
+                    i += n;
+                }
+            }
+        }
+        if let (Some(keys), Ok(new)) = (self.keys.as_mut(), Arc::try_unwrap(flush_keys)) {
+            keys.extend(new);
+        }
+        Ok(())
+    }
+
     /// Deletes the data files this append uploaded (after a failure).
     pub(crate) async fn abort(self) {
-        super::delete_objects(&self.storage, &self.uploaded).await;
+        self.storage.delete_quietly(&self.uploaded).await;
     }
 
     /// Flushes and commits. On failure, the uploaded files are deleted and the table is unchanged;
@@ -271,6 +350,21 @@ impl Appender {
         partitions.sort();
         partitions.dedup();
         txn.uploaded = std::mem::take(&mut self.uploaded);
+        let lww = match self.keys.take() {
+            Some(keys) => {
+                let settings = MaintenanceSettings::from_properties(self.base.metadata.properties())?;
+                let hook = Arc::new(LastWriteWins::new(
+                    self.contract.clone(),
+                    settings,
+                    txn.added.clone(),
+                    txn.uploaded.clone(),
+                    Arc::new(keys),
+                ));
+                txn.rebase = Some(hook.clone());
+                Some(hook)
+            }
+            None => None,
+        };
         txn.batch_id = self.opts.batch_id.clone();
         txn.note = self.opts.note.clone();
         if self.added.is_empty() {
@@ -288,6 +382,10 @@ impl Appender {
             Outcome::Committed {
                 snapshot_id, attempts, ..
             } => {
+                if let Some(h) = &lww {
+                    r.rows_replaced = h.replaced().await;
+                    r.files_rewritten = h.rewritten().await;
+                }
                 r.partitions = partitions;
                 r.snapshot_id = snapshot_id;
                 r.added_columns = self.added.clone();

@@ -21,20 +21,23 @@
 //!   still exist.
 //!
 //! Added data files always rebase: an append never conflicts with another append or a compaction.
+//! A change with a [`Rebase`] hook is recomputed against each attempt's newest metadata first.
 //!
 //! This module does not decide what to write: `append` (in this module), `maintain` and the
 //! facade build transactions.
 
 pub(crate) mod append;
+pub(crate) mod dedup;
 mod snapshot;
 
 use std::collections::HashMap;
+use std::sync::Arc;
 use std::time::Duration;
 
 use bytes::Bytes;
+use futures::future::BoxFuture;
 use iceberg::spec::{DataFile, Operation, Schema};
 use object_store::path::Path;
-use object_store::ObjectStoreExt;
 
 use crate::catalog::{self, LoadedTable, ManifestCache};
 use crate::error::{Error, ErrorKind, Result};
@@ -65,6 +68,25 @@ pub(crate) struct SchemaChange {
     pub(crate) new: Schema,
 }
 
+/// A change that is recomputed against the newest metadata on every commit attempt, before the
+/// rebase rules are checked: it may set the transaction's added and removed files, uploaded
+/// objects and operation (a last-write-wins append's copy-on-write, [`dedup`]).
+pub(crate) trait Rebase: Send + Sync {
+    fn rebase<'a>(
+        &'a self,
+        storage: &'a Storage,
+        cache: &'a ManifestCache,
+        latest: &'a LoadedTable,
+        txn: &'a mut Transaction,
+    ) -> BoxFuture<'a, Result<()>>;
+}
+
+impl std::fmt::Debug for dyn Rebase {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Rebase")
+    }
+}
+
 /// One change of a table, committed by [`commit`].
 #[derive(Debug, Clone)]
 pub(crate) struct Transaction {
@@ -90,6 +112,8 @@ pub(crate) struct Transaction {
     pub(crate) note: Option<String>,
     /// Objects this change uploaded (data files): deleted when it fails or is a duplicate.
     pub(crate) uploaded: Vec<Path>,
+    /// Recomputes the change against each attempt's newest metadata.
+    pub(crate) rebase: Option<Arc<dyn Rebase>>,
 }
 
 impl Transaction {
@@ -107,6 +131,7 @@ impl Transaction {
             batch_id: None,
             note: None,
             uploaded: vec![],
+            rebase: None,
         }
     }
 
@@ -145,7 +170,7 @@ pub(crate) async fn commit(
 ) -> Result<Outcome> {
     let result = commit_inner(storage, cache, base, &mut txn).await;
     if result.is_err() || matches!(result, Ok(Outcome::Duplicate { .. })) {
-        delete_objects(storage, &txn.uploaded).await;
+        storage.delete_quietly(&txn.uploaded).await;
     }
     result
 }
@@ -169,6 +194,9 @@ async fn commit_inner(
                 return Ok(Outcome::Duplicate { attempts: attempt });
             }
         }
+        if let Some(hook) = txn.rebase.clone() {
+            hook.rebase(storage, cache, &latest, txn).await?;
+        }
         check_rebase(storage, cache, &latest, txn).await?;
         let prepared = snapshot::prepare(storage, cache, &latest, txn).await?;
         let next = latest.version + 1;
@@ -176,6 +204,18 @@ async fn commit_inner(
         let outcome = storage.put_if_absent(&ident.metadata_file(next), json.clone()).await;
         attempted.push((next, json));
         snapshots.extend(prepared.snapshot_id);
+        tracing::debug!(
+            table = %ident,
+            operation = txn.operation.as_str(),
+            base = latest.version,
+            next,
+            attempt,
+            won = matches!(outcome, Ok(true)),
+            snapshot = ?prepared.snapshot_id,
+            added = txn.added.len(),
+            removed = txn.removed.len(),
+            "commit attempt"
+        );
         // `Ok(false)` may be our own write seen by a retried request, and an error may come after
         // the store took the write: only the table's metadata tells whether we committed.
         let committed = match outcome {
@@ -187,7 +227,7 @@ async fn commit_inner(
                     match ours {
                         Some(v) => Some(v),
                         None => {
-                            delete_objects(storage, &prepared.written).await;
+                            storage.delete_quietly(&prepared.written).await;
                             outcome?;
                             None
                         }
@@ -311,13 +351,6 @@ pub(crate) fn batch_ids(props: &HashMap<String, String>) -> Vec<String> {
         .get(PROP_BATCH_IDS)
         .and_then(|v| serde_json::from_str(v).ok())
         .unwrap_or_default()
-}
-
-/// Deletes objects, best effort (files of a change that was not committed).
-pub(crate) async fn delete_objects(storage: &Storage, paths: &[Path]) {
-    for p in paths {
-        let _ = storage.store.delete(p).await;
-    }
 }
 
 fn backoff(attempt: u32) -> Duration {

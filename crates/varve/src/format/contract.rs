@@ -11,11 +11,13 @@ use crate::error::{Error, Result};
 pub(crate) const PROP_TIME_COLUMN: &str = "varve.time-column";
 /// Property holding the comma-separated series key columns.
 pub(crate) const PROP_SERIES_KEY: &str = "varve.series-key";
-/// Property holding the partition granularity (`hour`, `day`, `month`).
+/// Property holding the partition granularity (`hour`, `day`, `month`, `year`).
 pub(crate) const PROP_PARTITION: &str = "varve.partition";
+/// Property holding the deduplication mode (`none`, `last-write-wins`).
+pub(crate) const PROP_DEDUP: &str = "varve.dedup";
 
 /// How a time-series table's data files are split by time: an Iceberg partition transform of the
-/// time column (Iceberg spec, "Partition Transforms": `hour`, `day`, `month`).
+/// time column (Iceberg spec, "Partition Transforms": `hour`, `day`, `month`, `year`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Partitioning {
     /// One partition per hour (UTC).
@@ -25,6 +27,8 @@ pub enum Partitioning {
     Day,
     /// One partition per month (UTC).
     Month,
+    /// One partition per year (UTC).
+    Year,
 }
 
 impl Partitioning {
@@ -39,6 +43,13 @@ impl Partitioning {
                 use chrono::Datelike;
                 let dt = chrono::DateTime::from_timestamp_micros(micros).unwrap_or_default();
                 (dt.year() - 1970) * 12 + dt.month0() as i32
+            }
+            Partitioning::Year => {
+                use chrono::Datelike;
+                chrono::DateTime::from_timestamp_micros(micros)
+                    .unwrap_or_default()
+                    .year()
+                    - 1970
             }
         }
     }
@@ -55,6 +66,7 @@ impl Partitioning {
                 dt.format("%Y-%m-%d").to_string()
             }
             Partitioning::Month => format!("{:04}-{:02}", 1970 + value.div_euclid(12), value.rem_euclid(12) + 1),
+            Partitioning::Year => format!("{:04}", 1970 + value),
         }
     }
 
@@ -63,6 +75,7 @@ impl Partitioning {
             Partitioning::Hour => iceberg::spec::Transform::Hour,
             Partitioning::Day => iceberg::spec::Transform::Day,
             Partitioning::Month => iceberg::spec::Transform::Month,
+            Partitioning::Year => iceberg::spec::Transform::Year,
         }
     }
 }
@@ -73,6 +86,7 @@ impl fmt::Display for Partitioning {
             Partitioning::Hour => "hour",
             Partitioning::Day => "day",
             Partitioning::Month => "month",
+            Partitioning::Year => "year",
         })
     }
 }
@@ -84,8 +98,43 @@ impl FromStr for Partitioning {
             "hour" | "hourly" => Ok(Partitioning::Hour),
             "day" | "daily" => Ok(Partitioning::Day),
             "month" | "monthly" => Ok(Partitioning::Month),
+            "year" | "yearly" => Ok(Partitioning::Year),
             other => Err(Error::invalid(format!(
-                "partition {other:?}: expected hour, day or month"
+                "partition {other:?}: expected hour, day, month or year"
+            ))),
+        }
+    }
+}
+
+/// What a table does with a row whose (series key, time) is already stored.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Dedup {
+    /// Keep every row; the default.
+    #[default]
+    None,
+    /// The newest write of a (series key, time) replaces the stored row, within an append (the
+    /// later row wins) and across appends, as every Iceberg reader sees right after the commit
+    /// (copy-on-write of the data files holding replaced rows).
+    LastWriteWins,
+}
+
+impl fmt::Display for Dedup {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Dedup::None => "none",
+            Dedup::LastWriteWins => "last-write-wins",
+        })
+    }
+}
+
+impl FromStr for Dedup {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<Self> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "none" | "" => Ok(Dedup::None),
+            "last-write-wins" | "last_write_wins" | "lww" => Ok(Dedup::LastWriteWins),
+            other => Err(Error::invalid(format!(
+                "dedup {other:?}: expected none or last-write-wins"
             ))),
         }
     }
@@ -100,6 +149,8 @@ pub struct TableContract {
     pub series_key: Vec<String>,
     /// Partition granularity of the time column (ignored for plain tables).
     pub partitioning: Partitioning,
+    /// What an append does with a (series key, time) already stored (time-series tables only).
+    pub dedup: Dedup,
 }
 
 impl TableContract {
@@ -120,6 +171,12 @@ impl TableContract {
     /// The same contract with another partition granularity.
     pub fn with_partitioning(mut self, p: Partitioning) -> Self {
         self.partitioning = p;
+        self
+    }
+
+    /// The same contract with another deduplication mode.
+    pub fn with_dedup(mut self, d: Dedup) -> Self {
+        self.dedup = d;
         self
     }
 
@@ -145,6 +202,9 @@ impl TableContract {
             m.insert(PROP_TIME_COLUMN.to_string(), t.clone());
             m.insert(PROP_PARTITION.to_string(), self.partitioning.to_string());
             m.insert(PROP_SERIES_KEY.to_string(), self.series_key.join(","));
+            if self.dedup != Dedup::None {
+                m.insert(PROP_DEDUP.to_string(), self.dedup.to_string());
+            }
         }
         m
     }
@@ -159,10 +219,15 @@ impl TableContract {
             Some(s) => s.parse()?,
             None => Partitioning::Day,
         };
+        let dedup = match p.get(PROP_DEDUP) {
+            Some(s) => s.parse()?,
+            None => Dedup::None,
+        };
         Ok(TableContract {
             time_column,
             series_key,
             partitioning,
+            dedup,
         })
     }
 }

@@ -11,4 +11,4 @@ pub(crate) mod properties;
 pub(crate) mod schema;
 pub(crate) mod stats;
 
-pub use contract::{Partitioning, TableContract};
+pub use contract::{Dedup, Partitioning, TableContract};

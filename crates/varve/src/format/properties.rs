@@ -6,7 +6,7 @@
 //! | `varve.target-file-size` | `256MiB` | compaction cuts output files at about this size |
 //! | `varve.row-group-rows` | `262144` | rows per Parquet row group of compaction output |
 //! | `varve.compact-min-files` | `8` | an append compacts a partition holding more small files than this |
-//! | `varve.auto-maintain` | `false` | whether appends compact inline (off by default until a lost-row race with concurrent inline compactions is found) |
+//! | `varve.auto-maintain` | `true` | whether appends compact inline |
 //! | `varve.retention` | none | rows older than now minus this are hidden from queries, and maintenance drops their files |
 //! | `varve.snapshot-retention` | `1h` | maintenance expires snapshots older than this |
 //! | `varve.min-snapshots` | `5` | maintenance keeps at least this many newest snapshots |
@@ -19,7 +19,7 @@ use std::collections::HashMap;
 use std::time::Duration;
 
 use crate::error::{Error, Result};
-use crate::format::contract::{PROP_PARTITION, PROP_SERIES_KEY, PROP_TIME_COLUMN};
+use crate::format::contract::{PROP_DEDUP, PROP_PARTITION, PROP_SERIES_KEY, PROP_TIME_COLUMN};
 
 /// Compaction's output file size in bytes.
 pub(crate) const PROP_TARGET_FILE_SIZE: &str = "varve.target-file-size";
@@ -35,8 +35,6 @@ pub(crate) const PROP_RETENTION: &str = "varve.retention";
 pub(crate) const PROP_SNAPSHOT_RETENTION: &str = "varve.snapshot-retention";
 /// How many newest snapshots are always kept.
 pub(crate) const PROP_MIN_SNAPSHOTS: &str = "varve.min-snapshots";
-/// Deduplication mode.
-pub(crate) const PROP_DEDUP: &str = "varve.dedup";
 /// The most recent batch ids (a JSON array, newest first), kept by commits so that batch ids stay
 /// idempotent after the snapshots that committed them expire.
 pub(crate) const PROP_BATCH_IDS: &str = "varve.batch-ids";
@@ -91,7 +89,7 @@ impl MaintenanceSettings {
             },
             auto_maintain: match checked(PROP_AUTO_MAINTAIN)? {
                 Some(v) => parse_bool(PROP_AUTO_MAINTAIN, v)?,
-                None => false,
+                None => true,
             },
             retention: checked(PROP_RETENTION)?.map(parse_duration).transpose()?,
             snapshot_retention: match checked(PROP_SNAPSHOT_RETENTION)? {

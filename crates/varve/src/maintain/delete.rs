@@ -20,7 +20,6 @@ use datafusion::physical_expr::PhysicalExpr;
 use datafusion::physical_optimizer::pruning::PruningPredicate;
 use iceberg::spec::{DataFile, Operation};
 
-use super::compact;
 use crate::catalog::{self, ManifestCache, TableIdent};
 use crate::commit::{self, Outcome, Transaction};
 use crate::error::{Error, ErrorKind, Result};
@@ -29,6 +28,7 @@ use crate::format::properties::MaintenanceSettings;
 use crate::format::schema;
 use crate::format::stats::FileStats;
 use crate::storage::Storage;
+use crate::write::merge::{Keep, MergeJob};
 
 /// How many times a delete starts again after losing against a commit that removed its files.
 const MAX_RESTARTS: usize = 5;
@@ -155,27 +155,25 @@ async fn attempt(
     let keep = pred.map(|p| p.keep.clone());
     for (partition, inputs) in partial {
         let rows_in: u64 = inputs.iter().map(|f| f.record_count()).sum();
-        let merged = compact::merge(
+        let job = MergeJob {
             storage,
-            &t.ident.prefix(),
-            &arrow_schema,
-            &contract,
-            &settings,
+            table_prefix: t.ident.prefix(),
+            schema: arrow_schema.clone(),
+            contract: &contract,
+            settings: &settings,
             partition,
-            &inputs,
-            keep.clone(),
-        )
-        .await;
+        };
+        let merged = job.merge(&inputs, keep.clone().map(Keep::Matching)).await;
         let merged = match merged {
             Ok(m) => m,
             Err(e) => {
-                commit::delete_objects(storage, &txn.uploaded).await;
+                storage.delete_quietly(&txn.uploaded).await;
                 return Err(e);
             }
         };
         if merged.rows == rows_in {
             // Nothing matched in these files: leave them as they are.
-            commit::delete_objects(storage, &merged.uploaded).await;
+            storage.delete_quietly(&merged.uploaded).await;
             continue;
         }
         txn.uploaded.extend(merged.uploaded);
@@ -184,7 +182,7 @@ async fn attempt(
         txn.added.extend(merged.files);
     }
     if txn.removed.is_empty() {
-        commit::delete_objects(storage, &txn.uploaded).await;
+        storage.delete_quietly(&txn.uploaded).await;
         return Ok(report);
     }
     report.files_removed = txn.removed.len() as u64;

@@ -3,7 +3,7 @@
 //! One run ([`maintain`]) does, in order, each part unless its option turns it off:
 //! 1. **retention**: drops whole data files whose newest row is older than now minus
 //!    `varve.retention` (a `delete` snapshot); queries hide such rows before this runs;
-//! 2. **compaction**: merges the files chosen by [`plan`] partition by partition (`compact`), each
+//! 2. **compaction**: merges the files chosen by [`plan`] partition by partition (`write::merge`), each
 //!    partition committed as its own `replace` snapshot;
 //! 3. **expiry**: removes snapshots older than `varve.snapshot-retention` (keeping the newest
 //!    `varve.min-snapshots`) and deletes the files only they referenced (`expire`);
@@ -18,7 +18,6 @@
 //! point leaves the table at its last committed snapshot; what it had uploaded is an orphan for a
 //! later run to delete.
 
-mod compact;
 pub(crate) mod delete;
 mod expire;
 mod plan;
@@ -35,6 +34,7 @@ use crate::error::{ErrorKind, Result};
 use crate::format::properties::MaintenanceSettings;
 use crate::format::schema;
 use crate::storage::Storage;
+use crate::write::merge::MergeJob;
 
 use crate::format::manifest::partition_of;
 
@@ -411,20 +411,18 @@ async fn compact_groups(
             continue;
         }
         let arrow_schema = schema::to_arrow(t.metadata.current_schema())?;
-        let merged = compact::merge(
+        let job = MergeJob {
             storage,
-            &t.ident.prefix(),
-            &arrow_schema,
-            &contract,
+            table_prefix: t.ident.prefix(),
+            schema: arrow_schema,
+            contract: &contract,
             settings,
-            g.partition,
-            &g.files,
-            None,
-        )
-        .await?;
+            partition: g.partition,
+        };
+        let merged = job.merge(&g.files, None).await?;
         let (rows, written) = (merged.rows, merged.files.len() as u64);
         if rows != g.rows() {
-            commit::delete_objects(storage, &merged.uploaded).await;
+            storage.delete_quietly(&merged.uploaded).await;
             return Err(crate::Error::internal(format!(
                 "compaction of partition {label} read {rows} rows of {}; nothing was committed",
                 g.rows()

@@ -22,7 +22,8 @@ use parquet::file::properties::{EnabledStatistics, WriterProperties};
 use parquet::file::writer::SerializedFileWriter;
 
 use crate::error::{Error, Result};
-use crate::format::TableContract;
+use crate::format::{Dedup, TableContract};
+use crate::write::keys;
 
 /// Rows per Parquet row group: large enough for good compression and few footers, small enough
 /// that a time-range scan can skip most of a big file by row-group statistics.
@@ -36,18 +37,19 @@ pub(crate) struct Run {
 }
 
 /// Sorts `batches` (already aligned to `schema`) by (partition, series key, time) and cuts them into
-/// one run per partition.
+/// one run per partition. With last-write-wins dedup, of rows with one (series key, time) only the
+/// last in input order is kept; the second value is how many were dropped.
 pub(crate) fn sort_and_partition(
     schema: &SchemaRef,
     batches: &[RecordBatch],
     contract: &TableContract,
-) -> Result<Vec<Run>> {
+) -> Result<(Vec<Run>, u64)> {
     let batch = concat_batches(schema, batches)?;
     if batch.num_rows() == 0 {
-        return Ok(vec![]);
+        return Ok((vec![], 0));
     }
     let Some(time_name) = contract.time_column.as_deref() else {
-        return Ok(vec![Run { partition: None, batch }]);
+        return Ok((vec![Run { partition: None, batch }], 0));
     };
     let time = batch
         .column_by_name(time_name)
@@ -73,9 +75,26 @@ pub(crate) fn sort_and_partition(
         values: time.clone(),
         options: None,
     });
+    let dedup = contract.dedup == Dedup::LastWriteWins;
+    if dedup {
+        // Input order breaks ties, so that the last row of a key is the last of its run.
+        keys.push(SortColumn {
+            values: Arc::new(UInt32Array::from_iter_values(0..batch.num_rows() as u32)),
+            options: None,
+        });
+    }
     let indices: UInt32Array = lexsort_to_indices(&keys, None)?;
-    let sorted = take_record_batch(&batch, &indices)?;
-    let parts = arrow::compute::take(&parts, &indices, None)?;
+    let mut sorted = take_record_batch(&batch, &indices)?;
+    let mut parts = arrow::compute::take(&parts, &indices, None)?;
+    let mut dropped = 0;
+    if dedup {
+        // The partition is a function of the time, so rows of one key are in one run.
+        if let Some(kept) = keys::last_of_each_key(&sorted, contract)? {
+            dropped = (sorted.num_rows() - kept.len()) as u64;
+            sorted = take_record_batch(&sorted, &kept)?;
+            parts = arrow::compute::take(&parts, &kept, None)?;
+        }
+    }
     let parts = parts.as_primitive::<arrow::datatypes::Int32Type>();
     let mut runs = Vec::new();
     let mut start = 0;
@@ -88,7 +107,7 @@ pub(crate) fn sort_and_partition(
             start = i;
         }
     }
-    Ok(runs)
+    Ok((runs, dropped))
 }
 
 /// The object path (relative to the table) of a new data file in `partition`.

@@ -1,5 +1,7 @@
-//! Compaction of one partition's files: a streaming k-way merge into new files sorted by
-//! (series key, time), cut at the target size on series boundaries.
+//! Merging data files of one partition into new ones: a streaming k-way merge into files sorted
+//! by (series key, time), cut at the target size on series boundaries, optionally keeping only
+//! some rows. Compaction merges many files; a delete's or a last-write-wins append's copy-on-write
+//! rewrite passes one file with a [`Keep`] filter.
 //!
 //! The merge is DataFusion's `SortPreservingMergeExec` over one Parquet scan partition per input
 //! file, each declared sorted by the table's sort order (which every Varve data file is: see
@@ -42,6 +44,7 @@ use crate::format::properties::MaintenanceSettings;
 use crate::format::TableContract;
 use crate::storage::Storage;
 use crate::write::encode::{self, FileMetrics};
+use crate::write::keys::KeySet;
 
 /// The URL under which compaction registers the lake's store in its DataFusion context.
 const MERGE_STORE_URL: &str = "varve://maintain";
@@ -62,250 +65,207 @@ pub(crate) struct Merged {
 /// through intermediate files.
 const MAX_FAN_IN: usize = 16;
 
-/// Merges `inputs` (files of one partition, each sorted by the contract) into new files, keeping
-/// only the rows for which `keep` is true when given (a delete's rewrite). More than
-/// [`MAX_FAN_IN`] inputs are merged in passes: groups of them into intermediate files (never
-/// committed, deleted at the end), then those. On error the files written so far are deleted.
-#[allow(clippy::too_many_arguments)]
-pub(crate) async fn merge(
-    storage: &Storage,
-    table_prefix: &Path,
-    schema: &SchemaRef,
-    contract: &TableContract,
-    settings: &MaintenanceSettings,
-    partition: Option<i32>,
-    inputs: &[DataFile],
-    keep: Option<Arc<dyn PhysicalExpr>>,
-) -> Result<Merged> {
-    if inputs.len() <= MAX_FAN_IN {
-        return merge_pass(
-            storage,
-            table_prefix,
-            schema,
-            contract,
-            settings,
-            partition,
-            inputs,
-            keep,
-        )
-        .await;
-    }
-    let mut intermediate = Merged::default();
-    let mut result = Ok(());
-    for chunk in inputs.chunks(MAX_FAN_IN) {
-        match merge_pass(
-            storage,
-            table_prefix,
-            schema,
-            contract,
-            settings,
-            partition,
-            chunk,
-            keep.clone(),
-        )
-        .await
-        {
-            Ok(m) => {
-                intermediate.files.extend(m.files);
-                intermediate.uploaded.extend(m.uploaded);
+/// Where merged files go and how they are cut: the table, its contract, its current schema (the
+/// inputs are read as this schema: columns a file lacks are nulls), the partition and the
+/// table's file settings.
+pub(crate) struct MergeJob<'a> {
+    pub(crate) storage: &'a Storage,
+    pub(crate) table_prefix: Path,
+    pub(crate) schema: SchemaRef,
+    pub(crate) contract: &'a TableContract,
+    pub(crate) settings: &'a MaintenanceSettings,
+    pub(crate) partition: Option<i32>,
+}
+
+/// Which rows a merge keeps.
+#[derive(Clone)]
+pub(crate) enum Keep {
+    /// Rows for which the predicate is true (a delete's rewrite keeps `NOT (predicate)`).
+    Matching(Arc<dyn PhysicalExpr>),
+    /// Rows whose (series key, time) is not in the set (a last-write-wins append's rewrite of a
+    /// file holding keys the append replaces).
+    KeysNotIn(Arc<KeySet>),
+}
+
+impl MergeJob<'_> {
+    /// Merges `inputs` (files of one partition, each sorted by the contract) into new files,
+    /// keeping only the rows `keep` allows when given. More than [`MAX_FAN_IN`] inputs are merged
+    /// in passes: groups of them into intermediate files (never committed, deleted at the end),
+    /// then those. On error the files written so far are deleted.
+    pub(crate) async fn merge(&self, inputs: &[DataFile], keep: Option<Keep>) -> Result<Merged> {
+        if inputs.len() <= MAX_FAN_IN {
+            return self.merge_pass(inputs, keep).await;
+        }
+        let mut intermediate = Merged::default();
+        let mut result = Ok(());
+        for chunk in inputs.chunks(MAX_FAN_IN) {
+            match self.merge_pass(chunk, keep.clone()).await {
+                Ok(m) => {
+                    intermediate.files.extend(m.files);
+                    intermediate.uploaded.extend(m.uploaded);
+                }
+                Err(e) => {
+                    result = Err(e);
+                    break;
+                }
             }
+        }
+        let out = match result {
+            Ok(()) => Box::pin(self.merge(&intermediate.files, None)).await,
+            Err(e) => Err(e),
+        };
+        self.storage.delete_quietly(&intermediate.uploaded).await;
+        out
+    }
+
+    /// One merge pass over at most [`MAX_FAN_IN`] inputs.
+    async fn merge_pass(&self, inputs: &[DataFile], keep: Option<Keep>) -> Result<Merged> {
+        let mut out = Merged::default();
+        match self.merge_into(inputs, keep, &mut out).await {
+            Ok(()) => Ok(out),
             Err(e) => {
-                result = Err(e);
-                break;
-            }
-        }
-    }
-    let out = match result {
-        Ok(()) => {
-            Box::pin(merge(
-                storage,
-                table_prefix,
-                schema,
-                contract,
-                settings,
-                partition,
-                &intermediate.files,
-                None,
-            ))
-            .await
-        }
-        Err(e) => Err(e),
-    };
-    crate::commit::delete_objects(storage, &intermediate.uploaded).await;
-    out
-}
-
-/// One merge pass over at most [`MAX_FAN_IN`] inputs.
-#[allow(clippy::too_many_arguments)]
-async fn merge_pass(
-    storage: &Storage,
-    table_prefix: &Path,
-    schema: &SchemaRef,
-    contract: &TableContract,
-    settings: &MaintenanceSettings,
-    partition: Option<i32>,
-    inputs: &[DataFile],
-    keep: Option<Arc<dyn PhysicalExpr>>,
-) -> Result<Merged> {
-    let mut out = Merged::default();
-    match merge_into(
-        storage,
-        table_prefix,
-        schema,
-        contract,
-        settings,
-        partition,
-        inputs,
-        keep,
-        &mut out,
-    )
-    .await
-    {
-        Ok(()) => Ok(out),
-        Err(e) => {
-            crate::commit::delete_objects(storage, &out.uploaded).await;
-            Err(e)
-        }
-    }
-}
-
-#[allow(clippy::too_many_arguments)]
-async fn merge_into(
-    storage: &Storage,
-    table_prefix: &Path,
-    schema: &SchemaRef,
-    contract: &TableContract,
-    settings: &MaintenanceSettings,
-    partition: Option<i32>,
-    inputs: &[DataFile],
-    keep: Option<Arc<dyn PhysicalExpr>>,
-    out: &mut Merged,
-) -> Result<()> {
-    let config = SessionConfig::new().with_batch_size(MERGE_BATCH_ROWS);
-    let ctx = SessionContext::new_with_config(config);
-    let url = url::Url::parse(MERGE_STORE_URL).map_err(|e| Error::internal(e.to_string()))?;
-    ctx.runtime_env().register_object_store(&url, storage.store.clone());
-
-    let key_names: Vec<&str> = contract.series_key.iter().map(String::as_str).collect();
-    let mut sort_exprs = Vec::new();
-    for name in key_names.iter().copied().chain(contract.time_column.as_deref()) {
-        let col = Column::new_with_schema(name, schema)?;
-        sort_exprs.push(PhysicalSortExpr::new(Arc::new(col), SortOptions::default()));
-    }
-    let ordering = LexOrdering::new(sort_exprs);
-    let groups = inputs
-        .iter()
-        .map(|f| {
-            let path = storage.path_of(f.file_path())?;
-            Ok(FileGroup::new(vec![PartitionedFile::new(
-                path.to_string(),
-                f.file_size_in_bytes(),
-            )]))
-        })
-        .collect::<Result<Vec<_>>>()?;
-    let source = ParquetSource::new(schema.clone());
-    let mut scan = FileScanConfigBuilder::new(ObjectStoreUrl::parse(MERGE_STORE_URL)?, Arc::new(source))
-        .with_file_groups(groups)
-        .with_batch_size(Some(MERGE_BATCH_ROWS));
-    if let Some(o) = &ordering {
-        scan = scan.with_output_ordering(vec![o.clone()]);
-    }
-    let mut exec: Arc<dyn ExecutionPlan> = DataSourceExec::from_data_source(scan.build());
-    if let Some(keep) = keep {
-        // A filter keeps each file's order and partitioning.
-        exec = Arc::new(FilterExec::try_new(keep, exec)?);
-    }
-    let mut streams = Vec::new();
-    match ordering {
-        Some(o) => {
-            let merged = SortPreservingMergeExec::new(o, exec).with_fetch(None);
-            streams.push(merged.execute(0, ctx.task_ctx())?);
-        }
-        // A plain table has no order: its files are concatenated.
-        None => {
-            for i in 0..inputs.len() {
-                streams.push(exec.execute(i, ctx.task_ctx())?);
+                self.storage.delete_quietly(&out.uploaded).await;
+                Err(e)
             }
         }
     }
 
-    let key_indices: Vec<usize> = key_names
-        .iter()
-        .map(|k| schema.index_of(k))
-        .collect::<std::result::Result<_, _>>()?;
-    let converter = RowConverter::new(
-        key_indices
+    async fn merge_into(&self, inputs: &[DataFile], keep: Option<Keep>, out: &mut Merged) -> Result<()> {
+        let (storage, schema, contract) = (self.storage, &self.schema, self.contract);
+        let config = SessionConfig::new().with_batch_size(MERGE_BATCH_ROWS);
+        let ctx = SessionContext::new_with_config(config);
+        let url = url::Url::parse(MERGE_STORE_URL).map_err(|e| Error::internal(e.to_string()))?;
+        ctx.runtime_env().register_object_store(&url, storage.store.clone());
+
+        let key_names: Vec<&str> = contract.series_key.iter().map(String::as_str).collect();
+        let mut sort_exprs = Vec::new();
+        for name in key_names.iter().copied().chain(contract.time_column.as_deref()) {
+            let col = Column::new_with_schema(name, schema)?;
+            sort_exprs.push(PhysicalSortExpr::new(Arc::new(col), SortOptions::default()));
+        }
+        let ordering = LexOrdering::new(sort_exprs);
+        let groups = inputs
             .iter()
-            .map(|i| SortField::new(schema.field(*i).data_type().clone()))
-            .collect(),
-    )?;
-    let mut writer: Option<OutputFile> = None;
-    let mut last_key: Option<OwnedRow> = None;
-    let target = settings.target_file_size as usize;
-    for mut stream in streams {
-        while let Some(batch) = stream.next().await {
-            let batch = batch?;
-            if batch.num_rows() == 0 {
-                continue;
+            .map(|f| {
+                let path = storage.path_of(f.file_path())?;
+                Ok(FileGroup::new(vec![PartitionedFile::new(
+                    path.to_string(),
+                    f.file_size_in_bytes(),
+                )]))
+            })
+            .collect::<Result<Vec<_>>>()?;
+        let source = ParquetSource::new(schema.clone());
+        let mut scan = FileScanConfigBuilder::new(ObjectStoreUrl::parse(MERGE_STORE_URL)?, Arc::new(source))
+            .with_file_groups(groups)
+            .with_batch_size(Some(MERGE_BATCH_ROWS));
+        if let Some(o) = &ordering {
+            scan = scan.with_output_ordering(vec![o.clone()]);
+        }
+        let mut exec: Arc<dyn ExecutionPlan> = DataSourceExec::from_data_source(scan.build());
+        let mut keys_not_in = None;
+        match keep {
+            // A filter keeps each file's order and partitioning.
+            Some(Keep::Matching(p)) => exec = Arc::new(FilterExec::try_new(p, exec)?),
+            Some(Keep::KeysNotIn(set)) => keys_not_in = Some(set),
+            None => {}
+        }
+        let mut streams = Vec::new();
+        match ordering {
+            Some(o) => {
+                let merged = SortPreservingMergeExec::new(o, exec).with_fetch(None);
+                streams.push(merged.execute(0, ctx.task_ctx())?);
             }
-            // Series boundaries in this batch: rows whose key differs from the row before.
-            let keys = if key_indices.is_empty() {
-                None
-            } else {
-                let cols: Vec<_> = key_indices.iter().map(|i| batch.column(*i).clone()).collect();
-                Some(converter.convert_columns(&cols)?)
-            };
-            let mut start = 0usize;
-            while start < batch.num_rows() {
-                if writer.is_none() {
-                    let f = OutputFile::open(storage, table_prefix, schema, contract, settings, partition)?;
-                    out.uploaded.push(f.path.clone());
-                    writer = Some(f);
+            // A plain table has no order: its files are concatenated.
+            None => {
+                for i in 0..inputs.len() {
+                    streams.push(exec.execute(i, ctx.task_ctx())?);
                 }
-                let size = writer.as_ref().map(|w| w.size()).unwrap_or(0);
-                let mut end = batch.num_rows();
-                if size >= target {
-                    // Cut at the first series boundary at or after `start`, or anywhere past 2x.
-                    let boundary = match &keys {
-                        None => Some(start),
-                        Some(rows) => (start..batch.num_rows()).find(|&i| {
-                            let prev = if i == 0 {
-                                last_key.as_ref().map(|k| k.row())
-                            } else {
-                                Some(rows.row(i - 1))
-                            };
-                            prev.is_none_or(|p| p != rows.row(i))
-                        }),
-                    };
-                    let cut_at = match boundary {
-                        Some(b) => Some(b),
-                        None if size >= 2 * target => Some(start),
-                        None => None,
-                    };
-                    if let Some(b) = cut_at {
-                        if b == start {
-                            if let Some(done) = writer.take() {
-                                done.close(contract, partition, out).await?;
-                            }
-                            continue;
-                        }
-                        end = b;
-                    }
-                }
-                if let Some(w) = writer.as_mut() {
-                    w.write(&batch.slice(start, end - start)).await?;
-                }
-                start = end;
-            }
-            if let Some(rows) = &keys {
-                last_key = Some(rows.row(batch.num_rows() - 1).owned());
             }
         }
+
+        let key_indices: Vec<usize> = key_names
+            .iter()
+            .map(|k| schema.index_of(k))
+            .collect::<std::result::Result<_, _>>()?;
+        let converter = RowConverter::new(
+            key_indices
+                .iter()
+                .map(|i| SortField::new(schema.field(*i).data_type().clone()))
+                .collect(),
+        )?;
+        let mut writer: Option<OutputFile> = None;
+        let mut last_key: Option<OwnedRow> = None;
+        let target = self.settings.target_file_size as usize;
+        for mut stream in streams {
+            while let Some(batch) = stream.next().await {
+                let mut batch = batch?;
+                if let Some(set) = &keys_not_in {
+                    let stored = set.contains(&batch)?;
+                    let kept = arrow::compute::not(&stored)?;
+                    batch = arrow::compute::filter_record_batch(&batch, &kept)?;
+                }
+                if batch.num_rows() == 0 {
+                    continue;
+                }
+                // Series boundaries in this batch: rows whose key differs from the row before.
+                let keys = if key_indices.is_empty() {
+                    None
+                } else {
+                    let cols: Vec<_> = key_indices.iter().map(|i| batch.column(*i).clone()).collect();
+                    Some(converter.convert_columns(&cols)?)
+                };
+                let mut start = 0usize;
+                while start < batch.num_rows() {
+                    if writer.is_none() {
+                        let f = OutputFile::open(self)?;
+                        out.uploaded.push(f.path.clone());
+                        writer = Some(f);
+                    }
+                    let size = writer.as_ref().map(|w| w.size()).unwrap_or(0);
+                    let mut end = batch.num_rows();
+                    if size >= target {
+                        // Cut at the first series boundary at or after `start`, or anywhere past 2x.
+                        let boundary = match &keys {
+                            None => Some(start),
+                            Some(rows) => (start..batch.num_rows()).find(|&i| {
+                                let prev = if i == 0 {
+                                    last_key.as_ref().map(|k| k.row())
+                                } else {
+                                    Some(rows.row(i - 1))
+                                };
+                                prev.is_none_or(|p| p != rows.row(i))
+                            }),
+                        };
+                        let cut_at = match boundary {
+                            Some(b) => Some(b),
+                            None if size >= 2 * target => Some(start),
+                            None => None,
+                        };
+                        if let Some(b) = cut_at {
+                            if b == start {
+                                if let Some(done) = writer.take() {
+                                    done.close(contract, self.partition, out).await?;
+                                }
+                                continue;
+                            }
+                            end = b;
+                        }
+                    }
+                    if let Some(w) = writer.as_mut() {
+                        w.write(&batch.slice(start, end - start)).await?;
+                    }
+                    start = end;
+                }
+                if let Some(rows) = &keys {
+                    last_key = Some(rows.row(batch.num_rows() - 1).owned());
+                }
+            }
+        }
+        if let Some(w) = writer.take() {
+            w.close(contract, self.partition, out).await?;
+        }
+        Ok(())
     }
-    if let Some(w) = writer.take() {
-        w.close(contract, partition, out).await?;
-    }
-    Ok(())
 }
 
 /// One output file being written.
@@ -318,16 +278,10 @@ struct OutputFile {
 }
 
 impl OutputFile {
-    fn open(
-        storage: &Storage,
-        table_prefix: &Path,
-        schema: &SchemaRef,
-        contract: &TableContract,
-        settings: &MaintenanceSettings,
-        partition: Option<i32>,
-    ) -> Result<Self> {
-        let name = encode::data_file_name(contract, partition);
-        let mut path = table_prefix.clone();
+    fn open(job: &MergeJob<'_>) -> Result<Self> {
+        let (storage, schema, contract) = (job.storage, &job.schema, job.contract);
+        let name = encode::data_file_name(contract, job.partition);
+        let mut path = job.table_prefix.clone();
         for part in name.split('/') {
             path = path.join(part);
         }
@@ -336,7 +290,7 @@ impl OutputFile {
             inner: ParquetObjectWriter::new(storage.store.clone(), path.clone()),
             written: written.clone(),
         };
-        let props = encode::writer_properties(schema, contract, settings.row_group_rows);
+        let props = encode::writer_properties(schema, contract, job.settings.row_group_rows);
         Ok(OutputFile {
             writer: AsyncArrowWriter::try_new(sink, schema.clone(), Some(props))?,
             metrics: FileMetrics::new(schema.clone()),

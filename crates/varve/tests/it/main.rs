@@ -4,5 +4,6 @@
 
 mod concurrency;
 mod contract;
+mod dedup;
 mod errors;
 mod maintain;
