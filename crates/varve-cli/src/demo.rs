@@ -30,7 +30,7 @@ fn import_args(table: &str, file: PathBuf) -> ImportArgs {
         time_columns: vec![],
         time_name: "time".into(),
         series_key: vec![],
-        partition: "day".into(),
+        partition: None,
         dedup: "none".into(),
         plain: false,
         time_format: None,
@@ -89,11 +89,9 @@ pub(crate) async fn run(dir: Option<PathBuf>) -> Result<()> {
 
     let mut a = import_args("market.stocks", stocks);
     a.series_key = vec!["Ticker".into()];
-    a.partition = "month".into();
     a.note = Some("daily prices, 5 tickers".into());
     crate::import::run(&lake, a).await?;
     let mut a = import_args("health.cgm", cgm);
-    a.partition = "month".into();
     a.null_values = vec!["nil".into()];
     a.note = Some("glucose monitor, 5-minute readings".into());
     crate::import::run(&lake, a).await?;

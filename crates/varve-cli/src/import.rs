@@ -46,9 +46,10 @@ pub(crate) struct ImportArgs {
     /// Series key columns of a new table, comma-separated or repeated.
     #[arg(long, value_delimiter = ',')]
     pub(crate) series_key: Vec<String>,
-    /// Partition granularity of a new table: hour, day, month or year.
-    #[arg(long, default_value = "day")]
-    pub(crate) partition: String,
+    /// Partition granularity of a new table: hour, day, month or year. Default: chosen from the
+    /// data, so that a partition holds about a million rows or a year.
+    #[arg(long)]
+    pub(crate) partition: Option<String>,
     /// Deduplication of a new table: none, or last-write-wins on (series key, time).
     #[arg(long, default_value = "none", value_name = "MODE")]
     pub(crate) dedup: String,
@@ -174,7 +175,7 @@ pub(crate) async fn run(lake: &Lake, args: ImportArgs) -> Result<()> {
         time_columns: args.time_columns.clone(),
         time_name: args.time_name.clone(),
         series_key: args.series_key.clone(),
-        partition: args.partition.parse()?,
+        partition: args.partition.as_deref().map(str::parse).transpose()?,
         dedup: args.dedup.parse()?,
         plain: args.plain,
         time: time_options(&args)?,
@@ -199,6 +200,11 @@ pub(crate) async fn run(lake: &Lake, args: ImportArgs) -> Result<()> {
     let report = report?;
     if let Some(note) = &report.contract_note {
         eprintln!("note: {note}");
+    }
+    if let Some(note) = &report.partition_note {
+        if !args.quiet {
+            eprintln!("note: {note}");
+        }
     }
     if args.quiet {
         return Ok(());

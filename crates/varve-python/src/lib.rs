@@ -249,7 +249,7 @@ impl NativeLake {
     /// Imports files (CSV, TSV, NDJSON, Parquet; text optionally gzip) through the engine's shared
     /// import path; returns the report as a dict.
     #[pyo3(signature = (name, paths, format=None, time_columns=Vec::new(), time_name="time".to_string(),
-        series_key=Vec::new(), partition="day".to_string(), plain=false, null_values=Vec::new(), delimiter=None,
+        series_key=Vec::new(), partition=None, plain=false, null_values=Vec::new(), delimiter=None,
         skip_rows=0, time_format=None, timezone=None, time_unit=None, truncate_ns=false,
         rename_duplicates=false, batch_id=None, note=None, dedup="none".to_string()))]
     #[allow(clippy::too_many_arguments)]
@@ -262,7 +262,7 @@ impl NativeLake {
         time_columns: Vec<String>,
         time_name: String,
         series_key: Vec<String>,
-        partition: String,
+        partition: Option<String>,
         plain: bool,
         null_values: Vec<String>,
         delimiter: Option<String>,
@@ -292,7 +292,10 @@ impl NativeLake {
             time_columns,
             time_name,
             series_key,
-            partition: partition.parse::<Partitioning>().map_err(to_py)?,
+            partition: partition
+                .map(|p| p.parse::<Partitioning>())
+                .transpose()
+                .map_err(to_py)?,
             dedup: dedup.parse::<varve::Dedup>().map_err(to_py)?,
             plain,
             time: TimeOptions {
@@ -447,9 +450,17 @@ impl NativeLake {
 }
 
 /// The native module.
+/// The partition granularity for `rows` rows over `span_us` µs (`whole`: all the data, not a
+/// sample), as `varve import` chooses it: `hour`, `day`, `month` or `year`.
+#[pyfunction]
+fn partition_for_data(rows: u64, span_us: i64, whole: bool) -> String {
+    Partitioning::for_data(rows, span_us, whole).to_string()
+}
+
 #[pymodule]
 fn _varve(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<NativeLake>()?;
+    m.add_function(wrap_pyfunction!(partition_for_data, m)?)?;
     m.add("NativeError", m.py().get_type::<NativeError>())?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())

@@ -113,7 +113,10 @@ def test_error_classes(local_lake):
 
 def test_guards(local_lake):
     lake = local_lake
-    lake.create_table("t", readings(0, 2000, hosts=[f"h{i}" for i in range(10)]), time_column="ts", series_key=["host"])
+    # Daily partitions: two files. (With one file, the timeout below takes effect only after the
+    # cross join's current batch, which takes over 10 s in a debug build.)
+    lake.create_table("t", readings(0, 2000, hosts=[f"h{i}" for i in range(10)]), time_column="ts", series_key=["host"],
+                      partition="day")
     # max_rows
     assert lake.sql("SELECT * FROM t", max_rows=20_000).num_rows == 20_000
     with pytest.raises(varve.LimitExceededError):

@@ -69,3 +69,12 @@ def test_last_write_wins(lake_args):
         assert rows == [{"host": "a", "load": 2.0}, {"host": "b", "load": 30.0}, {"host": "b", "load": 4.0}]
         with pytest.raises(varve.InvalidInputError, match="none or last-write-wins"):
             lake.create_table("w.bad", first.schema, time_column="ts", dedup="newest")
+
+
+def test_partition_is_chosen_from_the_data(local_lake):
+    lake = local_lake
+    # Two days of minute readings: far fewer than a million rows, so one partition per year.
+    t = lake.create_table("p.small", readings(0, 2880), time_column="ts", series_key=["host"])
+    assert t.describe()["partition"] == "year"
+    assert lake.create_table("p.given", readings(0, 10), time_column="ts", partition="hour").describe()["partition"] == "hour"
+    assert lake.create_table("p.empty", readings(0, 1).schema, time_column="ts").describe()["partition"] == "day"

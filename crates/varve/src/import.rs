@@ -33,8 +33,9 @@ pub struct ImportOptions {
     pub time_name: String,
     /// Series key columns of a new table.
     pub series_key: Vec<String>,
-    /// Partition granularity of a new table.
-    pub partition: Partitioning,
+    /// Partition granularity of a new table; `None`: chosen from the data
+    /// ([`Partitioning::for_data`] over a sample of the first input).
+    pub partition: Option<Partitioning>,
     /// Deduplication of a new table.
     pub dedup: Dedup,
     /// Create a plain table (no time column) when the table does not exist.
@@ -55,7 +56,7 @@ impl Default for ImportOptions {
             time_columns: vec![],
             time_name: "time".into(),
             series_key: vec![],
-            partition: Partitioning::Day,
+            partition: None,
             dedup: Dedup::None,
             plain: false,
             time: TimeOptions::default(),
@@ -79,6 +80,9 @@ pub struct ImportReport {
     /// Set when the table existed and the contract options differ from its contract (they only
     /// apply when a table is created): a sentence saying so.
     pub contract_note: Option<String>,
+    /// Set when the import created a time-series table and chose its partition granularity from
+    /// the data: the choice and why, e.g. `partition year: 12154 rows over 48.3 years`.
+    pub partition_note: Option<String>,
 }
 
 /// Imports `inputs` into `table` in one commit; creates the table from the first input when it
@@ -103,7 +107,13 @@ pub async fn import(
         report.contract_note = contract_note(lake, table, opts).await?;
     } else {
         let schema = new_table_schema(first, opts);
-        let contract = new_table_contract(first, &schema, opts)?;
+        let mut contract = new_table_contract(first, &schema, opts)?;
+        if let (Some(time), None) = (contract.time_column.clone(), opts.partition) {
+            let (p, note) = choose_partition(first, &schema, inputs.len() == 1, &time, opts)
+                .map_err(|e| e.context(first.name()))?;
+            contract.partitioning = p;
+            report.partition_note = Some(note);
+        }
         match lake.create_table(table, &schema, &contract).await {
             Ok(_) => report.created = true,
             // Another import created it meanwhile: append to it.
@@ -157,7 +167,7 @@ fn new_table_contract(first: &Input, schema: &Schema, opts: &ImportOptions) -> R
     };
     Ok(TableContract::time_series(time)
         .with_series_key(opts.series_key.clone())
-        .with_partitioning(opts.partition)
+        .with_partitioning(opts.partition.unwrap_or_default())
         .with_dedup(opts.dedup))
 }
 
@@ -239,6 +249,64 @@ async fn append(
     }
     let report = appender.commit().await?;
     Ok((report, collisions.map(|c| c.count).unwrap_or(0)))
+}
+
+/// Rows of the first input read to choose a new table's partition granularity.
+const PARTITION_SAMPLE_ROWS: u64 = 2_000_000;
+
+/// Chooses the partition granularity of a new table from the density of the first input's times
+/// (up to [`PARTITION_SAMPLE_ROWS`] rows): [`Partitioning::for_data`]. Returns it with a note.
+///
+/// Errors: as reading the input and converting its times.
+fn choose_partition(
+    first: &Input,
+    schema: &Schema,
+    only: bool,
+    time: &str,
+    opts: &ImportOptions,
+) -> Result<(Partitioning, String)> {
+    let (mut rows, mut lo, mut hi) = (0u64, i64::MAX, i64::MIN);
+    let mut whole = only;
+    for b in first.batches(Some(schema), None)? {
+        let mut b = b?;
+        if opts.time_columns.len() > 1 {
+            b = join_time_columns(&b, &opts.time_columns, &opts.time_name)?;
+        }
+        let Some(t) = b.column_by_name(time) else {
+            break;
+        };
+        let converted = to_utc_micros(t, time, rows, &opts.time)?;
+        let micros = converted
+            .values
+            .as_primitive::<arrow::datatypes::TimestampMicrosecondType>();
+        for v in micros.iter().flatten() {
+            lo = lo.min(v);
+            hi = hi.max(v);
+        }
+        rows += b.num_rows() as u64;
+        if rows >= PARTITION_SAMPLE_ROWS {
+            whole = false;
+            break;
+        }
+    }
+    let span = if rows == 0 { 0 } else { hi.saturating_sub(lo) };
+    let p = Partitioning::for_data(rows, span, whole);
+    let days = span as f64 / 86_400_000_000.0;
+    let over = if days >= 730.0 {
+        format!("{:.1} years", days / 365.25)
+    } else if days >= 2.0 {
+        format!("{days:.0} days")
+    } else {
+        format!("{:.1} hours", days * 24.0)
+    };
+    let sampled = if whole { "" } else { " (sampled)" };
+    Ok((
+        p,
+        format!(
+            "partition {p}: {rows} rows{sampled} over {over}, so a partition holds about a million rows or a \
+             year; --partition chooses another"
+        ),
+    ))
 }
 
 /// Guesses the time column of a new table: the first timestamp or date column, else a column

@@ -46,6 +46,8 @@ fn import(lake: &[String], file: &str) {
             "ts",
             "--series-key",
             "host",
+            "--partition",
+            "day",
             "--no-maintain",
             "-q",
         ],

@@ -20,6 +20,7 @@ import os
 from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Sequence, TypeVar, Union
 
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from . import _varve, errors
 from .errors import (
@@ -396,7 +397,7 @@ class Lake:
         schema_or_data: Any,
         time_column: Optional[str] = None,
         series_key: Sequence[str] = (),
-        partition: str = "day",
+        partition: Optional[str] = None,
         dedup: str = "none",
     ) -> Table:
         """Creates a table, and appends ``schema_or_data`` when it is data.
@@ -406,7 +407,9 @@ class Lake:
             schema_or_data: a ``pyarrow.Schema``, or data as :meth:`Table.append` takes it.
             time_column: the time column (makes a time-series table); stored as timestamp µs UTC.
             series_key: columns that identify a series, e.g. ``["symbol"]``.
-            partition: ``"hour"``, ``"day"``, ``"month"`` or ``"year"`` of the time column.
+            partition: ``"hour"``, ``"day"``, ``"month"`` or ``"year"`` of the time column. When
+                None: for data with a timestamp time column, chosen from it as ``varve import``
+                does (a partition holds about a million rows or a year); otherwise ``"day"``.
             dedup: ``"none"`` (keep every row) or ``"last-write-wins"``: a row whose (series key,
                 time) is stored already replaces it, within an append (the later row wins) and
                 across appends, as every Iceberg reader sees right after the commit.
@@ -419,6 +422,17 @@ class Lake:
         else:
             data = _to_reader(schema_or_data)
             schema = data.schema
+        if partition is None:
+            partition = "day"
+            if data is not None and time_column is not None and schema.get_field_index(time_column) >= 0 \
+                    and pa.types.is_timestamp(schema.field(time_column).type):
+                whole = data.read_all()
+                data = whole
+                times = whole.column(time_column).cast(pa.timestamp("us", tz="UTC")).cast(pa.int64())
+                bounds = pc.min_max(times)
+                if whole.num_rows and bounds["min"].is_valid:
+                    span = bounds["max"].as_py() - bounds["min"].as_py()
+                    partition = _varve.partition_for_data(whole.num_rows, span, True)
         self._handle.create_table(name, schema, time_column, list(series_key), partition, dedup)
         table = Table(self, self._canonical(name))
         if data is not None:
@@ -467,7 +481,7 @@ class Lake:
         time_column: Union[str, Sequence[str], None] = None,
         time_name: str = "time",
         series_key: Sequence[str] = (),
-        partition: str = "day",
+        partition: Optional[str] = None,
         plain: bool = False,
         null_values: Sequence[str] = (),
         delimiter: Optional[str] = None,
@@ -484,7 +498,9 @@ class Lake:
         """Imports files into a table in one commit, decoded as ``varve import`` decodes them.
 
         The table is created from the first file's columns when it does not exist (``time_column``,
-        ``series_key``, ``partition`` and ``plain`` only shape a new table).
+        ``series_key``, ``partition``, ``dedup`` and ``plain`` only shape a new table; without
+        ``partition`` the granularity is chosen from the data so that a partition holds about a
+        million rows or a year, and ``partition_note`` in the result says which).
 
         Args:
             name: the table.
@@ -504,7 +520,8 @@ class Lake:
             dedup: of a new table, as in :meth:`Lake.create_table`.
 
         Returns:
-            ``{"append": {... as Table.append ...}, "created", "collided_keys", "contract_note"}``.
+            ``{"append": {... as Table.append ...}, "created", "collided_keys", "contract_note",
+            "partition_note"}``.
 
         Raises:
             NotFoundError: a file does not exist.

@@ -6,6 +6,8 @@ import pyarrow as pa
 
 __version__: str
 
+def partition_for_data(rows: int, span_us: int, whole: bool) -> str: ...
+
 class NativeError(Exception):
     """args: (code: str, message: str, retryable: bool)."""
 
@@ -19,6 +21,7 @@ class NativeLake:
         time_column: Optional[str] = None,
         series_key: List[str] = ...,
         partition: str = "day",
+        dedup: str = "none",
     ) -> None: ...
     def drop_table(self, name: str) -> None: ...
     def tables(self) -> List[str]: ...
@@ -41,7 +44,7 @@ class NativeLake:
         time_columns: List[str] = ...,
         time_name: str = "time",
         series_key: List[str] = ...,
-        partition: str = "day",
+        partition: Optional[str] = None,
         plain: bool = False,
         null_values: List[str] = ...,
         delimiter: Optional[str] = None,
@@ -53,6 +56,7 @@ class NativeLake:
         rename_duplicates: bool = False,
         batch_id: Optional[str] = None,
         note: Optional[str] = None,
+        dedup: str = "none",
     ) -> Dict[str, Any]: ...
     def sql(
         self,

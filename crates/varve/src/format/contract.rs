@@ -16,6 +16,9 @@ pub(crate) const PROP_PARTITION: &str = "varve.partition";
 /// Property holding the deduplication mode (`none`, `last-write-wins`).
 pub(crate) const PROP_DEDUP: &str = "varve.dedup";
 
+/// Rows a partition should hold at least, when [`Partitioning::for_data`] chooses the granularity.
+pub const PARTITION_ROWS: u64 = 1_000_000;
+
 /// How a time-series table's data files are split by time: an Iceberg partition transform of the
 /// time column (Iceberg spec, "Partition Transforms": `hour`, `day`, `month`, `year`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -67,6 +70,29 @@ impl Partitioning {
             }
             Partitioning::Month => format!("{:04}-{:02}", 1970 + value.div_euclid(12), value.rem_euclid(12) + 1),
             Partitioning::Year => format!("{:04}", 1970 + value),
+        }
+    }
+
+    /// The granularity for data with `rows` rows over `span_us` µs (a sample when `whole` is
+    /// false): the finest whose partitions hold at least about [`PARTITION_ROWS`] rows, else
+    /// `year` (a partition holds a million rows or a year, so that files are few and large).
+    /// When the data is `whole` and smaller than [`PARTITION_ROWS`], no partition can reach it:
+    /// `year`.
+    pub fn for_data(rows: u64, span_us: i64, whole: bool) -> Partitioning {
+        const HOUR_US: f64 = 3_600_000_000.0;
+        if rows == 0 || (whole && rows < PARTITION_ROWS) {
+            return Partitioning::Year;
+        }
+        let per_hour = rows as f64 / (span_us.max(1) as f64 / HOUR_US).max(1.0 / 3600.0);
+        let target = PARTITION_ROWS as f64;
+        if per_hour >= target {
+            Partitioning::Hour
+        } else if per_hour * 24.0 >= target {
+            Partitioning::Day
+        } else if per_hour * 24.0 * 30.44 >= target {
+            Partitioning::Month
+        } else {
+            Partitioning::Year
         }
     }
 
@@ -229,5 +255,49 @@ impl TableContract {
             partitioning,
             dedup,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const DAY_US: i64 = 86_400_000_000;
+
+    #[test]
+    fn granularity_follows_the_density_of_the_data() {
+        // 12,154 daily prices over 13 years: fewer than a million rows in all.
+        assert_eq!(
+            Partitioning::for_data(12_154, 13 * 365 * DAY_US, true),
+            Partitioning::Year
+        );
+        // 1,000 trucks every 10 s: 8.64M rows a day.
+        assert_eq!(Partitioning::for_data(2_000_000, DAY_US / 4, false), Partitioning::Day);
+        // 2M rows in 5 minutes: 24M an hour.
+        assert_eq!(
+            Partitioning::for_data(2_000_000, DAY_US / 288, false),
+            Partitioning::Hour
+        );
+        // 100k rows a day: 3M a month.
+        assert_eq!(
+            Partitioning::for_data(2_000_000, 20 * DAY_US, false),
+            Partitioning::Month
+        );
+        // 1,000 rows a day: a year holds 365k.
+        assert_eq!(
+            Partitioning::for_data(2_000_000, 2000 * DAY_US, false),
+            Partitioning::Year
+        );
+        // A sample of one instant is dense, not empty.
+        assert_eq!(Partitioning::for_data(2_000_000, 0, false), Partitioning::Hour);
+        assert_eq!(Partitioning::for_data(0, 0, true), Partitioning::Year);
+    }
+
+    #[test]
+    fn year_partitions() {
+        let p: Partitioning = "year".parse().unwrap();
+        assert_eq!(p.value_of(0), 0);
+        assert_eq!(p.value_of(-1), -1, "1969");
+        assert_eq!(p.label(54), "2024");
     }
 }
