@@ -499,7 +499,7 @@ mod tests {
             ],
         )
         .unwrap();
-        let props = WriterProperties::builder().set_max_row_group_size(n).build();
+        let props = WriterProperties::builder().set_max_row_group_row_count(Some(n)).build();
         let (buf, meta) = write_parquet(&batch, props).unwrap();
         assert_eq!(meta.file_metadata().num_rows() as usize, n);
         let reader = ParquetRecordBatchReaderBuilder::try_new(Bytes::from(buf))
