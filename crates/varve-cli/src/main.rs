@@ -60,7 +60,7 @@ enum Command {
     /// Maintain tables: drop data past retention, merge small files, expire old snapshots, delete
     /// unreferenced files.
     Maintain(maintain::MaintainArgs),
-    /// Set or remove table properties (varve.retention, varve.target-file-size, ...).
+    /// Change a table's columns (add, rename, drop, widen) or properties (varve.retention, ...).
     Alter(maintain::AlterArgs),
     /// Delete the rows matching a condition (--where), or every row (--all).
     Delete(maintain::DeleteArgs),
@@ -260,24 +260,13 @@ async fn run(cli: Cli) -> varve::Result<()> {
 }
 
 async fn create(lake: &Lake, args: CreateArgs) -> varve::Result<()> {
-    use varve::arrow::datatypes::{DataType, Field, Schema, TimeUnit};
+    use varve::arrow::datatypes::{Field, Schema};
     let mut fields = Vec::new();
     for c in &args.columns {
         let (name, ty) = c
             .rsplit_once(':')
             .ok_or_else(|| varve::Error::invalid(format!("column {c:?}: expected NAME:TYPE, e.g. price:float64")))?;
-        let dt = match ty.trim().to_ascii_lowercase().as_str() {
-            "bool" | "boolean" => DataType::Boolean,
-            "int" | "int32" | "integer" => DataType::Int32,
-            "int64" | "long" | "bigint" => DataType::Int64,
-            "float32" | "float" | "real" => DataType::Float32,
-            "float64" | "double" => DataType::Float64,
-            "string" | "str" | "text" | "utf8" => DataType::Utf8,
-            "date" => DataType::Date32,
-            "timestamp" => DataType::Timestamp(TimeUnit::Microsecond, None),
-            "timestamptz" => DataType::Timestamp(TimeUnit::Microsecond, Some("UTC".into())),
-            other => return Err(varve::Error::invalid(format!("column {name}: unknown type {other:?}"))),
-        };
+        let dt = varve::parse_type(ty).map_err(|e| varve::Error::invalid(format!("column {name}: {}", e.message())))?;
         fields.push(Field::new(name.trim(), dt, true));
     }
     let contract = match &args.time_column {

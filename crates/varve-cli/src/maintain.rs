@@ -163,14 +163,74 @@ pub(crate) struct AlterArgs {
     /// Remove a table property (back to its default). Repeatable.
     #[arg(long = "unset", value_name = "KEY")]
     pub(crate) unset: Vec<String>,
+    /// Add a nullable column, e.g. --add-column humidity:float64 (rows written before read it as
+    /// NULL). Repeatable.
+    #[arg(long = "add-column", value_name = "NAME:TYPE")]
+    pub(crate) add_column: Vec<String>,
+    /// Rename a column, e.g. --rename-column temp=temperature (rows written before read under the
+    /// new name). Repeatable.
+    #[arg(long = "rename-column", value_name = "OLD=NEW")]
+    pub(crate) rename_column: Vec<String>,
+    /// Drop a column (not the time column or a series key column). Repeatable.
+    #[arg(long = "drop-column", value_name = "NAME")]
+    pub(crate) drop_column: Vec<String>,
+    /// Widen a column's type: int32 to int64, float32 to float64, e.g. --widen-column count:int64.
+    /// Repeatable.
+    #[arg(long = "widen-column", value_name = "NAME:TYPE")]
+    pub(crate) widen_column: Vec<String>,
 }
 
 /// Runs `varve alter`.
 pub(crate) async fn alter(lake: &Lake, args: AlterArgs) -> Result<()> {
-    if args.set.is_empty() && args.unset.is_empty() {
+    let mut changes = Vec::new();
+    let name_type = |opt: &str, v: &str| -> Result<(String, varve::arrow::datatypes::DataType)> {
+        let (n, t) = v
+            .rsplit_once(':')
+            .ok_or_else(|| varve::Error::invalid(format!("{opt} {v:?}: expected NAME:TYPE, e.g. load:float64")))?;
+        let t = varve::parse_type(t).map_err(|e| varve::Error::invalid(format!("{opt} {v:?}: {}", e.message())))?;
+        Ok((n.trim().to_string(), t))
+    };
+    for v in &args.add_column {
+        let (name, data_type) = name_type("--add-column", v)?;
+        changes.push(varve::ColumnChange::Add { name, data_type });
+    }
+    for v in &args.rename_column {
+        let (from, to) = v
+            .split_once('=')
+            .ok_or_else(|| varve::Error::invalid(format!("--rename-column {v:?}: expected OLD=NEW")))?;
+        changes.push(varve::ColumnChange::Rename {
+            from: from.trim().to_string(),
+            to: to.trim().to_string(),
+        });
+    }
+    for v in &args.drop_column {
+        changes.push(varve::ColumnChange::Drop {
+            name: v.trim().to_string(),
+        });
+    }
+    for v in &args.widen_column {
+        let (name, to) = name_type("--widen-column", v)?;
+        changes.push(varve::ColumnChange::Widen { name, to });
+    }
+    if args.set.is_empty() && args.unset.is_empty() && changes.is_empty() {
         return Err(varve::Error::invalid(
-            "nothing to change: give --set KEY=VALUE or --unset KEY (see varve alter --help)",
+            "nothing to change: give --set KEY=VALUE, --unset KEY or a column change such as --add-column \
+             NAME:TYPE (see varve alter --help)",
         ));
+    }
+    let ident = varve::TableIdent::parse(&args.table)?;
+    if !changes.is_empty() {
+        let d = lake.alter_columns(&args.table, &changes).await?;
+        let cols: Vec<String> = d
+            .schema
+            .fields()
+            .iter()
+            .map(|f| format!("{} {}", f.name(), f.data_type()))
+            .collect();
+        out!("{ident}: columns now {}", cols.join(", "));
+    }
+    if args.set.is_empty() && args.unset.is_empty() {
+        return Ok(());
     }
     let mut set = HashMap::new();
     for kv in &args.set {
@@ -180,7 +240,6 @@ pub(crate) async fn alter(lake: &Lake, args: AlterArgs) -> Result<()> {
         set.insert(k.trim().to_string(), v.trim().to_string());
     }
     lake.set_properties(&args.table, &set, &args.unset).await?;
-    let ident = varve::TableIdent::parse(&args.table)?;
     for (k, v) in &set {
         out!("{ident}: {k} = {v}");
     }

@@ -78,3 +78,14 @@ def test_partition_is_chosen_from_the_data(local_lake):
     assert t.describe()["partition"] == "year"
     assert lake.create_table("p.given", readings(0, 10), time_column="ts", partition="hour").describe()["partition"] == "hour"
     assert lake.create_table("p.empty", readings(0, 1).schema, time_column="ts").describe()["partition"] == "day"
+
+
+def test_alter_table_from_python(local_lake):
+    lake = local_lake
+    lake.create_table("s.cpu", readings(0, 2), time_column="ts", series_key=["host"])
+    lake.sql("ALTER TABLE s.cpu RENAME COLUMN load TO cpu_load")
+    lake.sql("ALTER TABLE s.cpu ADD COLUMN note VARCHAR")
+    rows = lake.sql("SELECT host, cpu_load, note FROM s.cpu WHERE host = 'a' ORDER BY ts").to_pylist()
+    assert rows == [{"host": "a", "cpu_load": 0.0, "note": None}, {"host": "a", "cpu_load": 1.0, "note": None}]
+    with pytest.raises(varve.InvalidInputError, match="series key"):
+        lake.sql("ALTER TABLE s.cpu DROP COLUMN host")

@@ -14,7 +14,7 @@ use crate::commit::append::Appender;
 use crate::commit::{self, AppendOptions, AppendReport, Transaction, SUMMARY_BATCH_ID, SUMMARY_NOTE};
 use crate::error::{Error, Result};
 use crate::format::properties;
-use crate::format::{schema, TableContract};
+use crate::format::{schema, ColumnChange, TableContract};
 use crate::maintain::delete::DeleteReport;
 use crate::maintain::{self, MaintainOptions, MaintainReport};
 use crate::query::session::{self, QueryOptions};
@@ -371,6 +371,23 @@ impl Lake {
         txn.unset_properties = unset.to_vec();
         commit::commit(&self.storage, &self.cache, base, txn).await?;
         Ok(())
+    }
+
+    /// Changes a table's columns (Iceberg schema evolution, by field id: no data file is
+    /// rewritten): adds, renames, drops or widens columns, in order, in one commit. Every Iceberg
+    /// reader reads the table under the new schema at once.
+    ///
+    /// Errors: [`crate::ErrorKind::InvalidInput`] for an unknown or existing column, the time or a
+    /// series key column dropped or renamed, a type change that is not a widening (int32 to
+    /// int64, float32 to float64); [`crate::ErrorKind::Conflict`] when another writer changed the
+    /// schema meanwhile (retry); [`crate::ErrorKind::NotFound`].
+    pub async fn alter_columns(&self, name: &str, changes: &[ColumnChange]) -> Result<TableDescription> {
+        let ident = TableIdent::parse(name)?;
+        if changes.is_empty() {
+            return Err(Error::invalid("no column change given"));
+        }
+        commit::evolve_schema(&self.storage, &self.cache, &ident, changes).await?;
+        self.describe(name).await
     }
 
     async fn new_appender(&self, name: &str, opts: AppendOptions) -> Result<Appender> {

@@ -74,7 +74,7 @@ pub use catalog::{TableIdent, DEFAULT_NAMESPACE};
 pub use commit::{AppendOptions, AppendReport, InlineMaintenance};
 pub use error::{Error, ErrorKind, Result};
 pub use format::properties::{parse_bytes, parse_duration};
-pub use format::{Dedup, Partitioning, TableContract};
+pub use format::{parse_type, ColumnChange, Dedup, Partitioning, TableContract, PARTITION_ROWS};
 pub use import::{import, ImportOptions, ImportReport};
 pub use input::{Input, InputFormat, TextOptions};
 pub use lake::{Lake, QueryResult, SnapshotInfo, TableAppender, TableDescription, TableInfo};

@@ -294,3 +294,57 @@ fn walk(dir: &str) -> Vec<String> {
     }
     out
 }
+
+#[test]
+fn alter_changes_columns_and_duckdb_and_pyiceberg_follow() {
+    let backend = Backend::local();
+    let lake = backend.cli_args();
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("a.csv");
+    std::fs::write(
+        &f,
+        "ts,host,temp,n\n2024-05-01T00:00:00Z,h1,1.5,1\n2024-05-01T00:01:00Z,h2,2.5,2\n",
+    )
+    .unwrap();
+    let p = f.to_str().unwrap();
+    varve_ok(&with_lake(&lake, &["import", "t", p, "--series-key", "host", "-q"]));
+    let out = varve_ok(&with_lake(
+        &lake,
+        &[
+            "alter",
+            "t",
+            "--add-column",
+            "humidity:float64",
+            "--rename-column",
+            "temp=temperature",
+            "--drop-column",
+            "n",
+        ],
+    ));
+    assert!(
+        out.contains("temperature Float64") && out.contains("humidity Float64") && !out.contains(" n "),
+        "{out}"
+    );
+    let rows = varve_ok(&with_lake(
+        &lake,
+        &[
+            "sql",
+            "SELECT host, temperature, humidity FROM t ORDER BY host",
+            "--format",
+            "csv",
+        ],
+    ));
+    assert_eq!(rows, "host,temperature,humidity\nh1,1.5,\nh2,2.5,\n");
+    let t = varve_testkit::Backend::open(&backend);
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    rt.block_on(assert_readers_agree(&t, &backend, "default", "t"));
+    let err = varve_err(&with_lake(&lake, &["alter", "t", "--drop-column", "ts"]));
+    assert!(err.contains("time column"), "{err}");
+    let err = varve_err(&with_lake(
+        &lake,
+        &["alter", "t", "--widen-column", "temperature:int32"],
+    ));
+    assert!(err.contains("widening"), "{err}");
+    let err = varve_err(&with_lake(&lake, &["alter", "t", "--add-column", "x"]));
+    assert!(err.contains("expected NAME:TYPE"), "{err}");
+}

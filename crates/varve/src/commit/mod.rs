@@ -260,6 +260,27 @@ async fn commit_inner(
     }
 }
 
+/// Changes the columns of table `ident` ([`crate::format::evolve::apply`]) in one metadata-only
+/// commit.
+///
+/// Errors: as [`crate::format::evolve::apply`]; [`ErrorKind::Conflict`] when another writer changed
+/// the schema meanwhile; [`ErrorKind::NotFound`].
+pub(crate) async fn evolve_schema(
+    storage: &Storage,
+    cache: &ManifestCache,
+    ident: &catalog::TableIdent,
+    changes: &[crate::format::ColumnChange],
+) -> Result<()> {
+    let base = catalog::load(storage, ident).await?;
+    let contract = base.contract()?;
+    let current = base.metadata.current_schema().as_ref().clone();
+    let new = crate::format::evolve::apply(&current, base.metadata.last_column_id(), &contract, changes)?;
+    let mut txn = Transaction::new(Operation::Append);
+    txn.schema_change = Some(SchemaChange { base: current, new });
+    commit(storage, cache, base, txn).await?;
+    Ok(())
+}
+
 /// Whether a lost-looking put was in fact ours: a snapshot we made is in the newest metadata, or
 /// (for a change without a snapshot) one of the versions we tried holds exactly the bytes we wrote.
 async fn is_ours(

@@ -194,6 +194,7 @@ impl TableProvider for VarveTable {
         let mut statistics = Statistics::new_unknown(&self.schema);
         statistics.num_rows = Precision::Exact(rows as usize);
         let config = FileScanConfigBuilder::new(ObjectStoreUrl::parse(STORE_URL)?, Arc::new(source))
+            .with_expr_adapter(Some(Arc::new(crate::format::field_ids::FieldIdAdapterFactory)))
             .with_file_groups(
                 groups
                     .into_iter()

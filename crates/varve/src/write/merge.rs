@@ -156,6 +156,7 @@ impl MergeJob<'_> {
             .collect::<Result<Vec<_>>>()?;
         let source = ParquetSource::new(schema.clone());
         let mut scan = FileScanConfigBuilder::new(ObjectStoreUrl::parse(MERGE_STORE_URL)?, Arc::new(source))
+            .with_expr_adapter(Some(Arc::new(crate::format::field_ids::FieldIdAdapterFactory)))
             .with_file_groups(groups)
             .with_batch_size(Some(MERGE_BATCH_ROWS));
         if let Some(o) = &ordering {

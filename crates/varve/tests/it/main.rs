@@ -7,3 +7,4 @@ mod contract;
 mod dedup;
 mod errors;
 mod maintain;
+mod schema_evolution;
