@@ -52,6 +52,7 @@ def s3_server():
 def lake_args(request, tmp_path):
     """(url, storage_options) for each backend."""
     if request.param == "local":
+        (tmp_path / "lake").mkdir()
         return str(tmp_path / "lake"), None
     if request.param == "memory":
         return "memory://", None
@@ -63,5 +64,5 @@ def lake_args(request, tmp_path):
 def local_lake(tmp_path):
     import varve
 
-    with varve.Lake(str(tmp_path / "lake")) as lake:
+    with varve.Lake(str(tmp_path / "lake"), create=True) as lake:
         yield lake

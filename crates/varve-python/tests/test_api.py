@@ -144,10 +144,22 @@ def test_storage_and_corruption_errors(tmp_path, s3_server):
             lake.tables()
         assert e.value.code == "storage"
     root = tmp_path / "lake"
-    with varve.Lake(str(root)) as lake:
+    with varve.Lake(str(root), create=True) as lake:
         lake.create_table("t", readings(0, 1), time_column="ts")
         (root / "default" / "t" / "metadata" / "v2.metadata.json").write_text("{ not json")
         (root / "default" / "t" / "metadata" / "version-hint.text").write_text("2")
         with pytest.raises(varve.CorruptionError) as e:
             lake.table("t").info()
         assert "v2.metadata.json" in str(e.value)
+
+
+def test_a_missing_local_lake_is_an_error_unless_create(tmp_path):
+    missing = tmp_path / "no" / "such" / "dir"
+    with pytest.raises(varve.NotFoundError, match="create=True"):
+        varve.Lake(str(missing))
+    assert not missing.exists(), "nothing is created"
+    with varve.Lake(str(missing), create=True) as lake:
+        assert lake.tables() == []
+        t = lake.create_table("e", readings(0, 1).schema, time_column="ts", series_key=["host"])
+        assert t.latest().num_rows == 0, "an empty table answers with no rows"
+    assert missing.is_dir()

@@ -47,7 +47,7 @@ def test_processes_append_concurrently(method, backend, tmp_path, request):
         url, opts = str(tmp_path / "lake"), None
     else:
         url, opts = f"s3://lake/{tmp_path.name}", request.getfixturevalue("s3_server")
-    lake = varve.Lake(url, storage_options=opts)
+    lake = varve.Lake(url, storage_options=opts, create=True)
     lake.create_table("t", _rows(0, 0).schema, time_column="ts", series_key=["writer"])
     lake.tables()  # the parent has used its runtime and connections before forking
     ctx = mp.get_context(method)

@@ -389,6 +389,17 @@ async fn sea_surface_temperature_odd_column_names() {
 async fn cycling_elapsed_times() {
     let backend = Backend::local();
     let file = data_file("cycling.csv.gz");
+    // Without the origin, the error says which option fixes it.
+    let mut args = backend.cli_args();
+    args.extend([
+        "import".into(),
+        "rides.cycling".into(),
+        file.display().to_string(),
+        "--time-column".into(),
+        "time".into(),
+    ]);
+    let e = crate::varve_err(&args.iter().map(String::as_str).collect::<Vec<_>>());
+    assert!(e.contains("is an elapsed time") && e.contains("--time-origin"), "{e}");
     let out = import(
         &backend,
         "rides.cycling",

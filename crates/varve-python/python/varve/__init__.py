@@ -345,19 +345,28 @@ class Lake:
             ``memory://`` (this process only).
         storage_options: S3 settings: ``endpoint``, ``region``, ``access_key_id``,
             ``secret_access_key``, ``allow_http``, ...; ``AWS_*`` environment variables are read too.
+        create: make the directory of a local lake that does not exist yet (as ``varve import``
+            and ``varve create`` do); without it a missing local lake is an error, so a typo in the
+            path never opens an empty lake.
 
     Raises:
         InvalidInputError: an unsupported URL scheme (never a local folder named after the URL).
+        NotFoundError: a local lake directory that does not exist, without ``create=True``.
 
     Use as a context manager, or call :meth:`close`. Safe to use from several threads; processes
     started with ``multiprocessing`` (fork or spawn) may use a lake opened before.
     """
 
     @_native
-    def __init__(self, url: str = "./varve-lake", storage_options: Optional[Mapping[str, str]] = None) -> None:
+    def __init__(
+        self, url: str = "./varve-lake", storage_options: Optional[Mapping[str, str]] = None, create: bool = False
+    ) -> None:
         if "://" in url and not url.startswith(_SCHEMES):
             scheme = url.split("://", 1)[0]
             raise InvalidInputError(f"lake URL {url}: scheme {scheme}:// is not supported (use a path, file://, s3:// or memory://)")
+        local = url[len("file://"):] if url.startswith("file://") else (None if "://" in url else url)
+        if local is not None and not create and not os.path.isdir(local):
+            raise NotFoundError(f"no lake at {url}: pass create=True to make a new local lake there")
         self._url = url
         self._options = dict(storage_options or {})
         self._native_lake: Optional[Any] = _varve.NativeLake(url, {str(k): str(v) for k, v in self._options.items()})
@@ -366,7 +375,7 @@ class Lake:
         return {"url": self._url, "options": self._options}
 
     def __setstate__(self, state: Dict[str, Any]) -> None:
-        self.__init__(state["url"], state["options"])  # type: ignore[misc]
+        self.__init__(state["url"], state["options"], create=True)  # type: ignore[misc]
 
     @property
     def _handle(self) -> Any:

@@ -21,6 +21,7 @@ use datafusion::logical_expr::dml::InsertOp;
 use datafusion::logical_expr::utils::conjunction;
 use datafusion::logical_expr::{Expr, TableProviderFilterPushDown};
 use datafusion::physical_optimizer::pruning::PruningPredicate;
+use datafusion::physical_plan::empty::EmptyExec;
 use datafusion::physical_plan::ExecutionPlan;
 use iceberg::spec::DataFile;
 
@@ -182,6 +183,16 @@ impl TableProvider for VarveTable {
                 files_total: files.len(),
                 files_read: kept.len(),
             });
+        }
+        if kept.is_empty() {
+            // No file to read (an empty table, or every file pruned): an empty plan with one
+            // partition, which every operator above accepts (a scan of zero files has none, and
+            // sorts and per-series aggregates refused it).
+            let projected = match projection {
+                Some(p) => Arc::new(self.schema.project(p)?),
+                None => self.schema.clone(),
+            };
+            return Ok(Arc::new(EmptyExec::new(projected)));
         }
         let groups_n = state.config().target_partitions().max(1).min(kept.len().max(1));
         let mut groups: Vec<Vec<PartitionedFile>> = vec![vec![]; groups_n];

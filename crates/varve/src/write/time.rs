@@ -221,6 +221,14 @@ pub(crate) fn to_utc_micros(array: &ArrayRef, name: &str, row_offset: u64, opts:
                             cut(text)
                         ));
                     }
+                    if parse_duration(text).is_some() {
+                        return Error::invalid(format!(
+                            "column {name}, row {}: '{}' is an elapsed time, not a point in time: give \
+                             --time-origin (the time it counts from, e.g. 2024-05-01T08:00:00Z)",
+                            row(i),
+                            cut(text)
+                        ));
+                    }
                     let expected = match &opts.format {
                         Some(f) => format!("expected format {f}"),
                         None => "expected RFC 3339 or YYYY-MM-DD HH:MM:SS; give --time-format".to_string(),

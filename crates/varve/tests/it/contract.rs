@@ -472,3 +472,57 @@ async fn unsupported_lake_urls_are_refused() {
     assert_eq!(e.kind(), ErrorKind::InvalidInput);
     assert!(e.message().contains("ftp:// is not supported"), "{e}");
 }
+
+/// Every query on an empty table, or whose filters prune every file, answers with no rows
+/// (sorted and per-series plans included).
+#[tokio::test]
+async fn empty_tables_and_fully_pruned_scans_answer() {
+    let lake = varve_testkit::Backend::Memory.open();
+    let schema = std::sync::Arc::new(arrow::datatypes::Schema::new(vec![
+        arrow::datatypes::Field::new(
+            "ts",
+            arrow::datatypes::DataType::Timestamp(arrow::datatypes::TimeUnit::Microsecond, Some("UTC".into())),
+            false,
+        ),
+        arrow::datatypes::Field::new("host", arrow::datatypes::DataType::Utf8, true),
+        arrow::datatypes::Field::new("v", arrow::datatypes::DataType::Float64, true),
+    ]));
+    lake.create_table(
+        "e",
+        &schema,
+        &varve::TableContract::time_series("ts").with_series_key(["host"]),
+    )
+    .await
+    .unwrap();
+    let queries = [
+        "SELECT * FROM e ORDER BY ts DESC LIMIT 1",
+        "SELECT host, max(v) FROM e GROUP BY host ORDER BY host",
+        "SELECT * FROM e WHERE host = 'a' ORDER BY ts",
+    ];
+    for q in queries {
+        let r = lake.sql(q).await.unwrap_or_else(|e| panic!("{q}: {e}"));
+        assert_eq!(r.batches.iter().map(|b| b.num_rows()).sum::<usize>(), 0, "{q}");
+    }
+    assert_eq!(
+        lake.latest("e")
+            .await
+            .unwrap()
+            .batches
+            .iter()
+            .map(|b| b.num_rows())
+            .sum::<usize>(),
+        0
+    );
+    lake.sql("INSERT INTO e VALUES ('2024-01-01T00:00:00Z', 'a', 1.0)")
+        .await
+        .unwrap();
+    let r = lake
+        .sql("SELECT * FROM e WHERE ts > '2100-01-01T00:00:00Z' ORDER BY ts DESC LIMIT 1")
+        .await
+        .unwrap();
+    assert_eq!(
+        r.batches.iter().map(|b| b.num_rows()).sum::<usize>(),
+        0,
+        "every file pruned"
+    );
+}
