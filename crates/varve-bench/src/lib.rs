@@ -18,6 +18,7 @@
 pub mod compare;
 pub mod gen;
 pub mod ingest;
+pub mod maintain_step;
 pub mod probe;
 pub mod reference;
 pub mod report;

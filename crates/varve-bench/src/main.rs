@@ -78,6 +78,11 @@ enum Cmd {
         /// Keep the local lake after the run (its path is printed; --target local only).
         #[arg(long)]
         keep_lake: bool,
+        /// After loading, run the queries, maintain every table (compaction, expiry, orphan
+        /// cleanup; timed, with its peak memory, in a fresh process), then run the queries again:
+        /// results show each query before and after.
+        #[arg(long)]
+        maintain: bool,
     },
     /// Print a suite's queries with their parameters filled in.
     Queries {
@@ -105,6 +110,18 @@ enum Cmd {
         bandwidth: Option<u64>,
         #[arg(long, default_value = "10m", value_parser = humantime::parse_duration)]
         timeout: std::time::Duration,
+    },
+    /// Maintain every table of a lake in this process (used by `run --maintain`); prints JSON.
+    #[command(hide = true)]
+    MaintainProbe {
+        #[arg(long)]
+        lake: String,
+        #[arg(short = 'o', value_parser = parse_kv)]
+        options: Vec<(String, String)>,
+        #[arg(long, default_value_t = 0.0)]
+        delay_ms: f64,
+        #[arg(long)]
+        bandwidth: Option<u64>,
     },
 }
 
@@ -267,6 +284,7 @@ fn real_main(cli: Cli) -> Result<ExitCode, String> {
             only,
             results_dir,
             keep_lake,
+            maintain,
         } => {
             if commit_rows == 0 {
                 return Err("--commit-rows must be at least 1".into());
@@ -287,6 +305,7 @@ fn real_main(cli: Cli) -> Result<ExitCode, String> {
                 only,
                 results_dir,
                 keep_lake,
+                maintain,
                 command: std::env::args().collect::<Vec<_>>().join(" "),
             };
             let outcome = run::run(&opts)?;
@@ -326,6 +345,19 @@ fn real_main(cli: Cli) -> Result<ExitCode, String> {
                 &lake, &options, latency, &sql, runs, timeout, &out,
             ))?;
             println!("{}", serde_json::to_string(&p).map_err(|e| e.to_string())?);
+            Ok(ExitCode::SUCCESS)
+        }
+        Cmd::MaintainProbe {
+            lake,
+            options,
+            delay_ms,
+            bandwidth,
+        } => {
+            let options: HashMap<String, String> = options.into_iter().collect();
+            let rt = tokio::runtime::Runtime::new().map_err(|e| e.to_string())?;
+            let latency = Latency { delay_ms, bandwidth };
+            let r = rt.block_on(varve_bench::maintain_step::maintain_all(&lake, &options, latency))?;
+            println!("{}", serde_json::to_string(&r).map_err(|e| e.to_string())?);
             Ok(ExitCode::SUCCESS)
         }
     }

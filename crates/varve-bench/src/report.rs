@@ -7,6 +7,7 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 
 use crate::ingest::IngestStats;
+use crate::maintain_step::MaintainRecord;
 use crate::probe::Probe;
 use crate::store::{Latency, Requests};
 
@@ -75,6 +76,9 @@ pub struct QueryRecord {
     pub ratio: Option<f64>,
     /// `match`, or what went wrong (a mismatch or an error).
     pub check: String,
+    /// With `--maintain`: `before` or `after` the maintenance step; empty otherwise.
+    #[serde(default)]
+    pub phase: String,
 }
 
 impl QueryRecord {
@@ -149,7 +153,13 @@ pub fn geomean(v: impl IntoIterator<Item = f64>) -> f64 {
 /// Writes the JSON lines file.
 ///
 /// Errors: I/O, naming the file.
-pub fn write_jsonl(path: &Path, run: &RunInfo, ingest: &[IngestStats], queries: &[QueryRecord]) -> Result<(), String> {
+pub fn write_jsonl(
+    path: &Path,
+    run: &RunInfo,
+    ingest: &[IngestStats],
+    maintenance: Option<&MaintainRecord>,
+    queries: &[QueryRecord],
+) -> Result<(), String> {
     /// One line: the record's fields and its `kind`.
     fn line(s: &mut String, kind: &str, record: &impl Serialize) {
         let mut v = serde_json::to_value(record).expect("serialisable");
@@ -163,6 +173,9 @@ pub fn write_jsonl(path: &Path, run: &RunInfo, ingest: &[IngestStats], queries: 
     line(&mut s, "run", run);
     for i in ingest {
         line(&mut s, "ingest", i);
+    }
+    if let Some(m) = maintenance {
+        line(&mut s, "maintain", m);
     }
     for q in queries {
         line(&mut s, "query", q);
@@ -189,7 +202,12 @@ fn reads(r: &Requests) -> String {
 }
 
 /// Renders the Markdown summary.
-pub fn markdown(run: &RunInfo, ingest: &[IngestStats], queries: &[QueryRecord]) -> String {
+pub fn markdown(
+    run: &RunInfo,
+    ingest: &[IngestStats],
+    maintenance: Option<&MaintainRecord>,
+    queries: &[QueryRecord],
+) -> String {
     let mut s = String::new();
     let storage = match run.target.as_str() {
         "s3" => "an S3 bucket on a local S3-compatible server (moto)".to_string(),
@@ -259,6 +277,35 @@ pub fn markdown(run: &RunInfo, ingest: &[IngestStats], queries: &[QueryRecord]) 
             mib(i.peak_rss_bytes)
         );
     }
+    if let Some(m) = maintenance {
+        let _ = writeln!(
+            s,
+            "\n## Maintenance (`Lake::maintain` on every table, in a fresh process)\n"
+        );
+        let _ = writeln!(
+            s,
+            "| seconds | rows rewritten | rows/s | partitions compacted | files before | files after | MiB before | MiB after | peak RSS MiB | PUT | GET/ranged/HEAD/LIST |"
+        );
+        let _ = writeln!(s, "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+        let _ = writeln!(
+            s,
+            "| {:.2} | {} | {:.0} | {} | {} | {} | {} | {} | {} | {} | {} |",
+            m.seconds,
+            m.rows_rewritten,
+            m.rows_per_s,
+            m.partitions_compacted,
+            m.files_before,
+            m.files_after,
+            mib(m.bytes_before),
+            mib(m.bytes_after),
+            mib(m.peak_rss_bytes),
+            m.requests.put,
+            reads(&m.requests)
+        );
+        if !m.skipped.is_empty() {
+            let _ = writeln!(s, "\nskipped: {}", m.skipped.join("; "));
+        }
+    }
     let _ = writeln!(s, "\n## Queries\n");
     let _ = writeln!(
         s,
@@ -281,19 +328,38 @@ pub fn markdown(run: &RunInfo, ingest: &[IngestStats], queries: &[QueryRecord]) 
         let _ = writeln!(
             s,
             "| {} | {rows} | {first} | {best} | {} | {} | {} | {rss} | {rf} | {rw} | {} |",
-            q.name,
+            if q.phase.is_empty() {
+                q.name.clone()
+            } else {
+                format!("{} ({})", q.name, q.phase)
+            },
             o(q.duckdb_first_ms),
             o(q.duckdb_best_ms),
             q.ratio.map(|r| format!("{r:.2}")).unwrap_or_default(),
             q.check.replace('|', "/")
         );
     }
-    let ok: Vec<&QueryRecord> = queries.iter().filter(|q| q.ok()).collect();
-    if !ok.is_empty() {
+    let mut phases: Vec<&str> = vec![];
+    for q in queries {
+        if !phases.contains(&q.phase.as_str()) {
+            phases.push(q.phase.as_str());
+        }
+    }
+    for phase in phases {
+        let of_phase: Vec<&QueryRecord> = queries.iter().filter(|q| q.phase == phase).collect();
+        let ok: Vec<&&QueryRecord> = of_phase.iter().filter(|q| q.ok()).collect();
+        if ok.is_empty() {
+            continue;
+        }
+        let label = if phase.is_empty() {
+            String::new()
+        } else {
+            format!(", {phase}")
+        };
         let g = |f: &dyn Fn(&QueryRecord) -> Option<f64>| geomean(ok.iter().filter_map(|q| f(q)));
         let _ = writeln!(
             s,
-            "| **geomean** ({} matching) | | {} | {} | {} | {} | {:.2} | | | | {}/{} match |",
+            "| **geomean** ({} matching{label}) | | {} | {} | {} | {} | {:.2} | | | | {}/{} match |",
             ok.len(),
             ms(g(&|q| q.varve.as_ref().map(|p| p.first_ms))),
             ms(g(&|q| q.varve.as_ref().map(|p| p.best_ms))),
@@ -301,7 +367,7 @@ pub fn markdown(run: &RunInfo, ingest: &[IngestStats], queries: &[QueryRecord]) 
             ms(g(&|q| q.duckdb_best_ms)),
             g(&|q| q.ratio),
             ok.len(),
-            queries.len()
+            of_phase.len()
         );
     }
     s

@@ -12,6 +12,7 @@ use varve::Lake;
 
 use crate::compare::Rows;
 use crate::gen::{self, DatasetInfo, GenSpec};
+use crate::maintain_step::MaintainRecord;
 use crate::probe::{read_result, Probe};
 use crate::reference::{self, DuckDb};
 use crate::report::{self, QueryRecord, RunInfo};
@@ -61,6 +62,8 @@ pub struct RunOptions {
     pub results_dir: PathBuf,
     /// Keep the local lake after the run.
     pub keep_lake: bool,
+    /// Maintain the tables after loading, and run the queries before and after.
+    pub maintain: bool,
     /// The command line, recorded with the results.
     pub command: String,
 }
@@ -234,73 +237,109 @@ pub fn run(opts: &RunOptions) -> Result<RunOutcome, String> {
     let work = tempfile::tempdir().map_err(|e| e.to_string())?;
     let mut duck = DuckDb::start(&python, &data, opts.suite.namespace(), work.path())?;
     let exe = std::env::current_exe().map_err(|e| e.to_string())?;
-    let mut records = vec![];
-    for q in &queries {
-        let ours = work.path().join(format!("{}.varve.parquet", q.name));
-        let theirs = work.path().join(format!("{}.duckdb.parquet", q.name));
+    let run_queries = |phase: &str, duck: &mut DuckDb| -> Vec<QueryRecord> {
+        let mut records = vec![];
+        for q in &queries {
+            let ours = work.path().join(format!("{}{phase}.varve.parquet", q.name));
+            let theirs = work.path().join(format!("{}{phase}.duckdb.parquet", q.name));
+            let mut cmd = Command::new(&exe);
+            cmd.args([
+                "probe",
+                "--lake",
+                &url,
+                "--runs",
+                &opts.runs.to_string(),
+                "--sql",
+                &q.sql,
+            ])
+            .arg("--out")
+            .arg(&ours)
+            .args(["--delay-ms", &opts.latency.delay_ms.to_string()])
+            .args(["--timeout", &format!("{}ms", opts.timeout.as_millis())]);
+            if let Some(bw) = opts.latency.bandwidth {
+                cmd.args(["--bandwidth", &bw.to_string()]);
+            }
+            for (k, v) in &options {
+                cmd.args(["-o", &format!("{k}={v}")]);
+            }
+            let varve: Result<Probe, String> = match cmd.output() {
+                Ok(out) if out.status.success() => serde_json::from_slice(&out.stdout).map_err(|e| e.to_string()),
+                Ok(out) => Err(String::from_utf8_lossy(&out.stderr).trim().to_string()),
+                Err(e) => Err(e.to_string()),
+            };
+            let duck_answer = duck.run(&q.sql, opts.runs, &theirs);
+            let check = match (&varve, &duck_answer) {
+                (Err(e), _) => format!("varve error: {e}"),
+                (_, Err(e)) => format!("duckdb error: {e}"),
+                (Ok(_), Ok(_)) => check(&ours, &theirs, q.ordered),
+            };
+            let (df, db) = match &duck_answer {
+                Ok(a) => (Some(a.first_ms), Some(a.best_ms)),
+                Err(_) => (None, None),
+            };
+            let varve = varve.ok();
+            let ratio = match (&varve, db) {
+                (Some(p), Some(d)) if d > 0.0 => Some(p.best_ms / d),
+                _ => None,
+            };
+            let rec = QueryRecord {
+                name: q.name.clone(),
+                sql: q.sql.clone(),
+                varve,
+                duckdb_first_ms: df,
+                duckdb_best_ms: db,
+                ratio,
+                check,
+                phase: phase.trim_start_matches('-').to_string(),
+            };
+            match &rec.varve {
+                Some(p) => eprintln!(
+                    "{:36} {:>8} rows  first {:>9.2} ms  best {:>9.2} ms  duckdb {:>9.2} ms  {}",
+                    format!("{}{}", rec.name, phase),
+                    p.rows,
+                    p.first_ms,
+                    p.best_ms,
+                    rec.duckdb_best_ms.unwrap_or(f64::NAN),
+                    rec.check
+                ),
+                None => eprintln!("{:36} {}", format!("{}{}", rec.name, phase), rec.check),
+            }
+            records.push(rec);
+        }
+        records
+    };
+    let mut maintenance = None;
+    let records = if opts.maintain {
+        let mut before = run_queries("-before", &mut duck);
         let mut cmd = Command::new(&exe);
-        cmd.args([
-            "probe",
-            "--lake",
-            &url,
-            "--runs",
-            &opts.runs.to_string(),
-            "--sql",
-            &q.sql,
-        ])
-        .arg("--out")
-        .arg(&ours)
-        .args(["--delay-ms", &opts.latency.delay_ms.to_string()])
-        .args(["--timeout", &format!("{}ms", opts.timeout.as_millis())]);
+        cmd.args(["maintain-probe", "--lake", &url])
+            .args(["--delay-ms", &opts.latency.delay_ms.to_string()]);
         if let Some(bw) = opts.latency.bandwidth {
             cmd.args(["--bandwidth", &bw.to_string()]);
         }
         for (k, v) in &options {
             cmd.args(["-o", &format!("{k}={v}")]);
         }
-        let varve: Result<Probe, String> = match cmd.output() {
-            Ok(out) if out.status.success() => serde_json::from_slice(&out.stdout).map_err(|e| e.to_string()),
-            Ok(out) => Err(String::from_utf8_lossy(&out.stderr).trim().to_string()),
-            Err(e) => Err(e.to_string()),
-        };
-        let duck_answer = duck.run(&q.sql, opts.runs, &theirs);
-        let check = match (&varve, &duck_answer) {
-            (Err(e), _) => format!("varve error: {e}"),
-            (_, Err(e)) => format!("duckdb error: {e}"),
-            (Ok(_), Ok(_)) => check(&ours, &theirs, q.ordered),
-        };
-        let (df, db) = match &duck_answer {
-            Ok(a) => (Some(a.first_ms), Some(a.best_ms)),
-            Err(_) => (None, None),
-        };
-        let varve = varve.ok();
-        let ratio = match (&varve, db) {
-            (Some(p), Some(d)) if d > 0.0 => Some(p.best_ms / d),
-            _ => None,
-        };
-        let rec = QueryRecord {
-            name: q.name.clone(),
-            sql: q.sql.clone(),
-            varve,
-            duckdb_first_ms: df,
-            duckdb_best_ms: db,
-            ratio,
-            check,
-        };
-        match &rec.varve {
-            Some(p) => eprintln!(
-                "{:36} {:>8} rows  first {:>9.2} ms  best {:>9.2} ms  duckdb {:>9.2} ms  {}",
-                rec.name,
-                p.rows,
-                p.first_ms,
-                p.best_ms,
-                rec.duckdb_best_ms.unwrap_or(f64::NAN),
-                rec.check
-            ),
-            None => eprintln!("{:36} {}", rec.name, rec.check),
+        let out = cmd.output().map_err(|e| e.to_string())?;
+        if !out.status.success() {
+            return Err(format!("maintain: {}", String::from_utf8_lossy(&out.stderr).trim()));
         }
-        records.push(rec);
-    }
+        let m: MaintainRecord = serde_json::from_slice(&out.stdout).map_err(|e| e.to_string())?;
+        eprintln!(
+            "maintain: {:.2} s, {} rows rewritten ({:.0} rows/s), files {} -> {}, peak RSS {:.0} MiB",
+            m.seconds,
+            m.rows_rewritten,
+            m.rows_per_s,
+            m.files_before,
+            m.files_after,
+            m.peak_rss_bytes as f64 / (1024.0 * 1024.0)
+        );
+        maintenance = Some(m);
+        before.extend(run_queries("-after", &mut duck));
+        before
+    } else {
+        run_queries("", &mut duck)
+    };
 
     let (cpu, cores, memory_bytes, os) = report::machine();
     let (commit, dirty) = report::commit();
@@ -341,11 +380,14 @@ pub fn run(opts: &RunOptions) -> Result<RunOutcome, String> {
     if !opts.only.is_empty() {
         stem.push_str("-partial");
     }
+    if opts.maintain {
+        stem.push_str("-maintain");
+    }
     stem.push_str(&format!("-{}", opts.spec.dir_name()));
     let jsonl = opts.results_dir.join(format!("{stem}.jsonl"));
     let markdown = opts.results_dir.join(format!("{stem}.md"));
-    report::write_jsonl(&jsonl, &info_rec, &ingest, &records)?;
-    let md = report::markdown(&info_rec, &ingest, &records);
+    report::write_jsonl(&jsonl, &info_rec, &ingest, maintenance.as_ref(), &records)?;
+    let md = report::markdown(&info_rec, &ingest, maintenance.as_ref(), &records);
     std::fs::write(&markdown, &md).map_err(|e| format!("{}: {e}", markdown.display()))?;
     if let LakeHome::Local(None, path) = &home {
         eprintln!("lake kept at {}", path.display());

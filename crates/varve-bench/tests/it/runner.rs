@@ -300,3 +300,49 @@ fn windows_longer_than_the_data_are_noted() {
     let line = text.lines().find(|l| l.starts_with("-- stationary-trucks:")).unwrap();
     assert!(!line.contains("window cut"), "{line}");
 }
+
+#[test]
+fn maintain_step_runs_queries_before_and_after() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = bench(
+        tmp.path(),
+        &[
+            "run",
+            "basic",
+            "--scale",
+            "20",
+            "--duration",
+            "2h",
+            "--rate",
+            "0.1",
+            "--runs",
+            "1",
+            "--commit-rows",
+            "500",
+            "--maintain",
+        ],
+    );
+    assert_success(&out);
+    let recs = &records(tmp.path())[0];
+    let m: Vec<&Value> = recs.iter().filter(|r| r["kind"] == "maintain").collect();
+    assert_eq!(m.len(), 1, "one maintain record");
+    let m = m[0];
+    assert!(m["seconds"].as_f64().unwrap() > 0.0, "{m}");
+    assert!(m["peak_rss_bytes"].as_u64().unwrap() > 0, "{m}");
+    assert!(
+        m["files_after"].as_u64().unwrap() < m["files_before"].as_u64().unwrap(),
+        "small commits are compacted: {m}"
+    );
+    let q: Vec<&Value> = recs.iter().filter(|r| r["kind"] == "query").collect();
+    let before = q.iter().filter(|r| r["phase"] == "before").count();
+    let after = q.iter().filter(|r| r["phase"] == "after").count();
+    assert!(before == 5 && after == 5, "{before} before, {after} after");
+    assert!(q.iter().all(|r| r["check"] == "match"), "answers match DuckDB before and after");
+    let md = std::fs::read_dir(tmp.path().join("results"))
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .find(|e| e.path().extension().is_some_and(|x| x == "md"))
+        .map(|e| std::fs::read_to_string(e.path()).unwrap())
+        .unwrap();
+    assert!(md.contains("## Maintenance") && md.contains("(after)"), "{md}");
+}
