@@ -337,7 +337,10 @@ fn maintain_step_runs_queries_before_and_after() {
     let before = q.iter().filter(|r| r["phase"] == "before").count();
     let after = q.iter().filter(|r| r["phase"] == "after").count();
     assert!(before == 5 && after == 5, "{before} before, {after} after");
-    assert!(q.iter().all(|r| r["check"] == "match"), "answers match DuckDB before and after");
+    assert!(
+        q.iter().all(|r| r["check"] == "match"),
+        "answers match DuckDB before and after"
+    );
     let md = std::fs::read_dir(tmp.path().join("results"))
         .unwrap()
         .filter_map(|e| e.ok())

@@ -299,6 +299,9 @@ impl Appender {
                     let n = files.len();
                     self.report.rows -= replaced;
                     self.report.duplicate_rows_dropped += replaced;
+                    self.report.files = self.report.files + n as u64 - 1;
+                    self.report.bytes = self.report.bytes + files.iter().map(|x| x.file_size_in_bytes()).sum::<u64>()
+                        - f.file_size_in_bytes();
                     self.files.splice(i..=i, files);
                     if let Some(pos) = self
                         .uploaded
@@ -313,8 +316,11 @@ impl Appender {
                 }
             }
         }
-        if let (Some(keys), Ok(new)) = (self.keys.as_mut(), Arc::try_unwrap(flush_keys)) {
-            keys.extend(new);
+        drop(flush_keys);
+        if let Some(keys) = self.keys.as_mut() {
+            for run in runs {
+                keys.insert(&run.batch)?;
+            }
         }
         Ok(())
     }
@@ -349,10 +355,19 @@ impl Appender {
         let mut partitions: Vec<Option<i32>> = txn.added.iter().map(crate::format::manifest::partition_of).collect();
         partitions.sort();
         partitions.dedup();
+        let settings = match self.keys.is_some() {
+            true => match MaintenanceSettings::from_properties(self.base.metadata.properties()) {
+                Ok(s) => Some(s),
+                Err(e) => {
+                    self.storage.delete_quietly(&self.uploaded).await;
+                    return Err(e);
+                }
+            },
+            false => None,
+        };
         txn.uploaded = std::mem::take(&mut self.uploaded);
-        let lww = match self.keys.take() {
-            Some(keys) => {
-                let settings = MaintenanceSettings::from_properties(self.base.metadata.properties())?;
+        let lww = match (self.keys.take(), settings) {
+            (Some(keys), Some(settings)) => {
                 let hook = Arc::new(LastWriteWins::new(
                     self.contract.clone(),
                     settings,
@@ -363,7 +378,7 @@ impl Appender {
                 txn.rebase = Some(hook.clone());
                 Some(hook)
             }
-            None => None,
+            _ => None,
         };
         txn.batch_id = self.opts.batch_id.clone();
         txn.note = self.opts.note.clone();

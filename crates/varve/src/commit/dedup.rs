@@ -95,8 +95,9 @@ pub(crate) async fn resolve(job: &MergeJob<'_>, file: &DataFile, keys: &Arc<KeyS
     })
 }
 
-/// Whether the value ranges of `a` and `b` (Iceberg bounds of the columns `ids`) may share a key;
-/// a missing bound may hold anything.
+/// Whether `a` and `b` may share a key, by the Iceberg metrics of the key columns `ids`: for every
+/// key column, their value ranges overlap, or both hold NULLs (a NULL series key is one series,
+/// and the bounds leave NULLs out). A missing bound may hold anything.
 fn bounds_overlap(a: &DataFile, b: &DataFile, ids: &[i32]) -> bool {
     ids.iter().all(|id| {
         let lo_a: Option<&Datum> = a.lower_bounds().get(id);
@@ -107,7 +108,8 @@ fn bounds_overlap(a: &DataFile, b: &DataFile, ids: &[i32]) -> bool {
             (Some(x), Some(y)) => x.partial_cmp(y).is_none_or(|o| o != std::cmp::Ordering::Greater),
             _ => true,
         };
-        le(lo_a, hi_b) && le(lo_b, hi_a)
+        let nulls = |f: &DataFile| f.null_value_counts().get(id).is_none_or(|n| *n > 0);
+        (le(lo_a, hi_b) && le(lo_b, hi_a)) || (nulls(a) && nulls(b))
     })
 }
 
@@ -197,7 +199,7 @@ impl LastWriteWins {
             .as_struct()
             .fields()
             .iter()
-            .map(|f| (f.id, f.name.clone()))
+            .map(|f| (f.id, format!("{} {}", f.name, f.field_type)))
             .collect();
         let arrow_schema: SchemaRef = schema::to_arrow(&table_schema)?;
         let live = catalog::data_files(storage, cache, &latest.metadata, latest.metadata.current_snapshot_id()).await?;
@@ -213,7 +215,14 @@ impl LastWriteWins {
             .collect();
         for p in gone {
             if let Some(r) = st.stored.remove(&p) {
-                storage.delete_quietly(r.uploaded()).await;
+                // Never an object the table references (an earlier attempt that did commit).
+                let unused: Vec<_> = r
+                    .uploaded()
+                    .iter()
+                    .filter(|u| !live_paths.contains(storage.location(u).as_str()))
+                    .cloned()
+                    .collect();
+                storage.delete_quietly(&unused).await;
             }
         }
         st.schema = fingerprint;
@@ -231,8 +240,19 @@ impl LastWriteWins {
                 settings: &self.settings,
                 partition: partition_of(f),
             };
-            let r = resolve(&job, f, &self.keys).await?;
-            st.stored.insert(f.file_path().to_string(), r);
+            match resolve(&job, f, &self.keys).await {
+                Ok(r) => {
+                    st.stored.insert(f.file_path().to_string(), r);
+                }
+                Err(e) => {
+                    // The commit fails: what this and earlier attempts rewrote is not committed.
+                    for r in st.stored.values() {
+                        storage.delete_quietly(r.uploaded()).await;
+                    }
+                    st.stored.clear();
+                    return Err(e);
+                }
+            }
         }
         txn.added = self.own.clone();
         txn.removed.clear();

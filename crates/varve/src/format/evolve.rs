@@ -51,9 +51,24 @@ pub enum ColumnChange {
 ///
 /// Errors: [`crate::ErrorKind::InvalidInput`] naming the type.
 pub fn parse_type(name: &str) -> Result<DataType> {
-    let t = name.trim().to_ascii_lowercase();
-    let t = t.split('(').next().unwrap_or("").trim();
-    Ok(match t {
+    let lower = name.trim().to_ascii_lowercase();
+    // Parenthesised arguments go, except the precision of FLOAT(p) (SQL: p > 24 is double).
+    let mut t = String::new();
+    let mut args = String::new();
+    let mut depth = 0;
+    for c in lower.chars() {
+        match c {
+            '(' => depth += 1,
+            ')' => depth -= 1,
+            _ if depth > 0 => args.push(c),
+            _ => t.push(c),
+        }
+    }
+    let t = t.split_whitespace().collect::<Vec<_>>().join(" ");
+    if t == "float" && args.trim().parse::<u32>().is_ok_and(|p| p > 24) {
+        return Ok(DataType::Float64);
+    }
+    Ok(match t.as_str() {
         "bool" | "boolean" => DataType::Boolean,
         "int" | "int32" | "integer" | "int4" => DataType::Int32,
         "int64" | "long" | "bigint" | "int8" => DataType::Int64,
@@ -144,6 +159,7 @@ pub(crate) fn apply(
             }
             ColumnChange::Widen { name, to } => {
                 let i = find(&fields, name)?;
+                keyed(name, "widened (its values are the table's row keys)")?;
                 let wider = iceberg_type(name, to)?;
                 let Type::Primitive(current) = fields[i].field_type.as_ref() else {
                     return Err(Error::invalid(format!("column {name} is not a primitive column")));
@@ -169,4 +185,26 @@ pub(crate) fn apply(
         .with_fields(fields.into_iter().map(Arc::new).collect::<Vec<_>>())
         .with_identifier_field_ids(schema.identifier_field_ids())
         .build()?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sql_type_names() {
+        assert_eq!(
+            parse_type("TIMESTAMP(6) WITH TIME ZONE").unwrap(),
+            DataType::Timestamp(TimeUnit::Microsecond, Some("UTC".into()))
+        );
+        assert_eq!(
+            parse_type("timestamp(3)").unwrap(),
+            DataType::Timestamp(TimeUnit::Microsecond, None)
+        );
+        assert_eq!(parse_type("FLOAT(53)").unwrap(), DataType::Float64);
+        assert_eq!(parse_type("FLOAT(10)").unwrap(), DataType::Float32);
+        assert_eq!(parse_type("VARCHAR(20)").unwrap(), DataType::Utf8);
+        assert_eq!(parse_type("double precision").unwrap(), DataType::Float64);
+        assert!(parse_type("interval").is_err());
+    }
 }

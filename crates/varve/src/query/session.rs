@@ -142,6 +142,13 @@ fn alter_table(sql: &str) -> Result<Option<(String, Vec<ColumnChange>)>> {
     let mut changes = Vec::new();
     for op in &at.operations {
         match op {
+            AlterTableOperation::AddColumn { column_def, .. } if !column_def.options.is_empty() => {
+                return Err(crate::Error::invalid(format!(
+                    "ALTER TABLE ... ADD COLUMN {}: column options (NOT NULL, DEFAULT, ...) are not supported; \
+                     a new column is nullable and rows written before read NULL",
+                    column_def.name.value
+                )))
+            }
             AlterTableOperation::AddColumn { column_def, .. } => changes.push(ColumnChange::Add {
                 name: column_def.name.value.clone(),
                 data_type: crate::format::parse_type(&column_def.data_type.to_string())?,

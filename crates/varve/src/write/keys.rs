@@ -5,7 +5,7 @@
 use std::collections::HashSet;
 
 use arrow::array::{ArrayRef, BooleanArray, RecordBatch, UInt32Array};
-use arrow::compute::cast;
+use arrow::compute::{cast_with_options, CastOptions};
 use arrow::datatypes::{DataType, Schema};
 use arrow::row::{RowConverter, Rows, SortField};
 
@@ -33,7 +33,16 @@ fn key_rows(converter: &RowConverter, names: &[&str], types: &[DataType], batch:
         let c = batch
             .column_by_name(name)
             .ok_or_else(|| Error::internal(format!("key column {name} missing from a batch")))?;
-        cols.push(if c.data_type() == ty { c.clone() } else { cast(c, ty)? });
+        // A value that does not fit is an error, never a NULL key.
+        let strict = CastOptions {
+            safe: false,
+            ..Default::default()
+        };
+        cols.push(if c.data_type() == ty {
+            c.clone()
+        } else {
+            cast_with_options(c, ty, &strict)?
+        });
     }
     Ok(converter.convert_columns(&cols)?)
 }
@@ -83,11 +92,6 @@ impl KeySet {
     pub(crate) fn contains(&self, batch: &RecordBatch) -> Result<BooleanArray> {
         let rows = self.rows_of(batch)?;
         Ok(rows.iter().map(|r| Some(self.rows.contains(r.as_ref()))).collect())
-    }
-
-    /// Adds the keys of `other` (built for the same columns).
-    pub(crate) fn extend(&mut self, other: KeySet) {
-        self.rows.extend(other.rows);
     }
 }
 

@@ -238,3 +238,42 @@ async fn dedup_needs_a_time_column_and_is_fixed_at_creation() {
     let err = lake.set_properties("f", &props, &[]).await.unwrap_err();
     assert!(err.to_string().contains("fixed when the table is created"), "{err}");
 }
+
+/// A NULL series key is one series: a stored row with a NULL key is replaced like any other, even
+/// when the files' bounds (which leave NULLs out) do not overlap.
+#[tokio::test]
+async fn null_series_keys_are_replaced_too() {
+    let lake = Backend::Memory.open();
+    create(&lake, "n", false).await;
+    let b = |other: &str, v: f64| {
+        RecordBatch::try_new(
+            schema(),
+            vec![
+                Arc::new(
+                    TimestampMicrosecondArray::from(vec![19_000 * DAY_US, 19_000 * DAY_US + 1]).with_timezone("UTC"),
+                ),
+                Arc::new(StringArray::from(vec![None, Some(other)])),
+                Arc::new(Float64Array::from(vec![v, v])),
+            ],
+        )
+        .unwrap()
+    };
+    lake.append("n", vec![b("z", 1.0)], AppendOptions::default())
+        .await
+        .unwrap();
+    // The stored file's host bounds are [z, z], the new one's [a, a]: only their NULLs meet.
+    let r = lake
+        .append("n", vec![b("a", 2.0)], AppendOptions::default())
+        .await
+        .unwrap();
+    assert_eq!(r.rows_replaced, 1, "{r:?}");
+    let rows = lake
+        .sql("SELECT host, v FROM n ORDER BY host NULLS FIRST")
+        .await
+        .unwrap();
+    assert_eq!(
+        varve_testkit::rows(&rows.batches),
+        [["NULL", "2.0"], ["a", "2.0"], ["z", "1.0"]],
+        "one row per key, the newest"
+    );
+}
