@@ -114,7 +114,7 @@ fn bounds_overlap(a: &DataFile, b: &DataFile, ids: &[i32]) -> bool {
 }
 
 /// The field ids of the key columns of `contract` in `s`.
-pub(crate) fn key_field_ids(s: &iceberg::spec::Schema, contract: &TableContract) -> Vec<i32> {
+fn key_field_ids(s: &iceberg::spec::Schema, contract: &TableContract) -> Vec<i32> {
     key_columns(contract)
         .iter()
         .filter_map(|n| s.field_by_name(n).map(|f| f.id))
@@ -123,7 +123,7 @@ pub(crate) fn key_field_ids(s: &iceberg::spec::Schema, contract: &TableContract)
 
 /// The stored files among `live` that may hold a key of `new` files: same partition, overlapping
 /// bounds on every key column.
-pub(crate) fn candidates<'a>(live: &'a [DataFile], new: &[DataFile], ids: &[i32]) -> Vec<&'a DataFile> {
+fn candidates<'a>(live: &'a [DataFile], new: &[DataFile], ids: &[i32]) -> Vec<&'a DataFile> {
     live.iter()
         .filter(|f| {
             new.iter()

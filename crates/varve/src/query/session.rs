@@ -184,16 +184,6 @@ fn alter_table(sql: &str) -> Result<Option<(String, Vec<ColumnChange>)>> {
     Ok(Some((table.join("."), changes)))
 }
 
-async fn alter_columns(
-    storage: &Storage,
-    cache: &Arc<ManifestCache>,
-    table: &str,
-    changes: &[ColumnChange],
-) -> Result<()> {
-    let ident = crate::catalog::TableIdent::parse(table)?;
-    crate::commit::evolve_schema(storage, cache, &ident, changes).await
-}
-
 /// Builds a session over the lake and plans `sql` (after the time-travel rewrite).
 pub(crate) async fn prepare(
     storage: &Storage,
@@ -242,7 +232,8 @@ pub(crate) async fn prepare(
     check_depth(text)?;
     if let Some((table, changes)) = alter_table(text)? {
         // DDL runs when it is planned, as DataFusion's own DDL does; the result has no rows.
-        alter_columns(storage, cache, &table, &changes).await?;
+        let ident = crate::catalog::TableIdent::parse(&table)?;
+        crate::commit::evolve_schema(storage, cache, &ident, &changes).await?;
         let df = ctx.sql("SELECT 1 AS altered WHERE false").await?;
         return Ok(Prepared { df, scans, deletes });
     }

@@ -25,33 +25,54 @@ pub(crate) fn key_columns(contract: &TableContract) -> Vec<&str> {
     }
 }
 
-/// The key columns of `batch` as `types` (a file written before a column was widened is read as
-/// the table's current type), encoded as rows.
-fn key_rows(converter: &RowConverter, names: &[&str], types: &[DataType], batch: &RecordBatch) -> Result<Rows> {
-    let mut cols: Vec<ArrayRef> = Vec::with_capacity(names.len());
-    for (name, ty) in names.iter().zip(types) {
-        let c = batch
-            .column_by_name(name)
-            .ok_or_else(|| Error::internal(format!("key column {name} missing from a batch")))?;
+/// Encodes the key columns of batches as rows, read as the types of one schema (a file written
+/// before a column was widened is read as the table's current type).
+struct KeyEncoder {
+    names: Vec<String>,
+    types: Vec<DataType>,
+    converter: RowConverter,
+}
+
+impl KeyEncoder {
+    /// For the key columns of `contract` in `schema`. Errors: a key column missing from `schema`.
+    fn new(schema: &Schema, contract: &TableContract) -> Result<KeyEncoder> {
+        let names: Vec<String> = key_columns(contract).into_iter().map(str::to_string).collect();
+        let types = names
+            .iter()
+            .map(|n| Ok(schema.field_with_name(n)?.data_type().clone()))
+            .collect::<Result<Vec<_>>>()?;
+        let converter = RowConverter::new(types.iter().map(|t| SortField::new(t.clone())).collect())?;
+        Ok(KeyEncoder {
+            names,
+            types,
+            converter,
+        })
+    }
+
+    fn rows(&self, batch: &RecordBatch) -> Result<Rows> {
         // A value that does not fit is an error, never a NULL key.
         let strict = CastOptions {
             safe: false,
             ..Default::default()
         };
-        cols.push(if c.data_type() == ty {
-            c.clone()
-        } else {
-            cast_with_options(c, ty, &strict)?
-        });
+        let mut cols: Vec<ArrayRef> = Vec::with_capacity(self.names.len());
+        for (name, ty) in self.names.iter().zip(&self.types) {
+            let c = batch
+                .column_by_name(name)
+                .ok_or_else(|| Error::internal(format!("key column {name} missing from a batch")))?;
+            cols.push(if c.data_type() == ty {
+                c.clone()
+            } else {
+                cast_with_options(c, ty, &strict)?
+            });
+        }
+        Ok(self.converter.convert_columns(&cols)?)
     }
-    Ok(converter.convert_columns(&cols)?)
 }
 
 /// A set of row keys (the keys an append writes).
 pub(crate) struct KeySet {
-    names: Vec<String>,
-    types: Vec<DataType>,
-    converter: RowConverter,
+    encoder: KeyEncoder,
     rows: HashSet<Box<[u8]>>,
 }
 
@@ -60,28 +81,15 @@ impl KeySet {
     ///
     /// Errors: a key column missing from `schema`.
     pub(crate) fn new(schema: &Schema, contract: &TableContract) -> Result<KeySet> {
-        let names: Vec<String> = key_columns(contract).into_iter().map(str::to_string).collect();
-        let types = names
-            .iter()
-            .map(|n| Ok(schema.field_with_name(n)?.data_type().clone()))
-            .collect::<Result<Vec<_>>>()?;
-        let converter = RowConverter::new(types.iter().map(|t| SortField::new(t.clone())).collect())?;
         Ok(KeySet {
-            names,
-            types,
-            converter,
+            encoder: KeyEncoder::new(schema, contract)?,
             rows: HashSet::new(),
         })
     }
 
-    fn rows_of(&self, batch: &RecordBatch) -> Result<Rows> {
-        let names: Vec<&str> = self.names.iter().map(String::as_str).collect();
-        key_rows(&self.converter, &names, &self.types, batch)
-    }
-
     /// Adds the keys of every row of `batch`.
     pub(crate) fn insert(&mut self, batch: &RecordBatch) -> Result<()> {
-        let rows = self.rows_of(batch)?;
+        let rows = self.encoder.rows(batch)?;
         for r in rows.iter() {
             self.rows.insert(r.as_ref().into());
         }
@@ -90,7 +98,7 @@ impl KeySet {
 
     /// For each row of `batch`, whether its key is in the set. `batch` needs only the key columns.
     pub(crate) fn contains(&self, batch: &RecordBatch) -> Result<BooleanArray> {
-        let rows = self.rows_of(batch)?;
+        let rows = self.encoder.rows(batch)?;
         Ok(rows.iter().map(|r| Some(self.rows.contains(r.as_ref()))).collect())
     }
 }
@@ -102,13 +110,7 @@ pub(crate) fn last_of_each_key(sorted: &RecordBatch, contract: &TableContract) -
     if names.is_empty() || sorted.num_rows() < 2 {
         return Ok(None);
     }
-    let schema = sorted.schema();
-    let types = names
-        .iter()
-        .map(|n| Ok(schema.field_with_name(n)?.data_type().clone()))
-        .collect::<Result<Vec<_>>>()?;
-    let converter = RowConverter::new(types.iter().map(|t| SortField::new(t.clone())).collect())?;
-    let rows = key_rows(&converter, &names, &types, sorted)?;
+    let rows = KeyEncoder::new(&sorted.schema(), contract)?.rows(sorted)?;
     let n = sorted.num_rows();
     let kept: Vec<u32> = (0..n)
         .filter(|&i| i + 1 == n || rows.row(i) != rows.row(i + 1))
