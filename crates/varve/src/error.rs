@@ -26,6 +26,9 @@ pub enum ErrorKind {
     Timeout,
     /// Stored metadata or data cannot be decoded.
     Corruption,
+    /// A valid table uses a feature Varve does not implement yet (for example delete files
+    /// written by another engine); nothing was read or changed.
+    Unsupported,
     /// A bug or an unexpected engine failure.
     Internal,
 }
@@ -43,6 +46,7 @@ impl ErrorKind {
             ErrorKind::LimitExceeded => "limit_exceeded",
             ErrorKind::Timeout => "timeout",
             ErrorKind::Corruption => "corruption",
+            ErrorKind::Unsupported => "unsupported",
             ErrorKind::Internal => "internal",
         }
     }

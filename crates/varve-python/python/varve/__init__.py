@@ -35,6 +35,7 @@ from .errors import (
     SchemaMismatchError,
     StorageError,
     TimeoutError,
+    UnsupportedError,
     from_native,
 )
 

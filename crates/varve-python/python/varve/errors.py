@@ -20,6 +20,7 @@ __all__ = [
     "LimitExceededError",
     "TimeoutError",
     "CorruptionError",
+    "UnsupportedError",
     "InternalError",
 ]
 
@@ -107,6 +108,13 @@ class CorruptionError(Error):
     default_hint = "The table's files were changed outside Varve; check the object store."
 
 
+class UnsupportedError(Error):
+    """A valid table uses a feature Varve does not implement yet (for example delete files
+    written by another engine); nothing was read or changed."""
+
+    code = "unsupported"
+
+
 class InternalError(Error):
     """An unexpected engine failure."""
 
@@ -125,6 +133,7 @@ _BY_CODE: Dict[str, Type[Error]] = {
         LimitExceededError,
         TimeoutError,
         CorruptionError,
+        UnsupportedError,
         InternalError,
     )
 }

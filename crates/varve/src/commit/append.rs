@@ -226,6 +226,7 @@ impl Appender {
             self.replace_own_keys(&runs).await?;
         }
         let table_prefix = self.base.ident.prefix();
+        let settings = MaintenanceSettings::from_properties(self.base.metadata.properties())?;
         let encoded: Vec<(Path, Bytes, DataFile)> = runs
             .iter()
             .map(|run| {
@@ -235,7 +236,13 @@ impl Appender {
                     path = path.join(part);
                 }
                 let location = self.storage.location(&path);
-                let (bytes, file) = encode::encode(run, &self.contract, &location)?;
+                let (bytes, file) = encode::encode(
+                    run,
+                    &self.contract,
+                    &location,
+                    settings.row_group_rows,
+                    settings.encode_threads,
+                )?;
                 Ok((path, bytes, file))
             })
             .collect::<Result<_>>()?;

@@ -7,11 +7,11 @@ use std::sync::Arc;
 use bytes::Bytes;
 use iceberg::io::FileIO;
 use iceberg::spec::{
-    DataFile, FormatVersion, Literal, Manifest, ManifestEntry, ManifestFile, ManifestList, ManifestListWriter,
+    DataContentType, DataFile, FormatVersion, Literal, Manifest, ManifestEntry, ManifestFile, ManifestList, ManifestListWriter,
     ManifestStatus, ManifestWriterBuilder, PartitionSpec, PrimitiveLiteral, Schema,
 };
 
-use crate::error::Result;
+use crate::error::{Error, ErrorKind, Result};
 
 /// The entries of one new manifest (Iceberg spec, "Manifest Entry Fields"): files the snapshot adds,
 /// live files it carries over unchanged (`EXISTING`, sequence numbers kept), and files it removes
@@ -89,8 +89,30 @@ pub(crate) fn decode_manifest_list(bytes: &[u8]) -> Result<Vec<ManifestFile>> {
 /// Decodes a manifest and returns its live entries (added or existing, not deleted), with the
 /// snapshot id and sequence numbers that entries leave null inherited from the manifest list's
 /// entry `file` (Iceberg spec, "Sequence Number Inheritance").
+///
+/// Errors: [`crate::ErrorKind::Unsupported`] when the manifest lists live delete files (Iceberg
+/// spec, "Row-level Deletes"): Varve writes none (its deletes and last-write-wins dedup rewrite
+/// files) and does not apply those of other engines yet, so reading on would return deleted rows
+/// and a rewrite would bring them back.
 pub(crate) fn decode_manifest(bytes: &[u8], file: &ManifestFile) -> Result<Vec<ManifestEntry>> {
     let (entries, _) = Manifest::parse_avro(bytes)?.into_parts();
+    let deletes: Vec<&ManifestEntry> = entries
+        .iter()
+        .map(|e| e.as_ref())
+        .filter(|e| e.is_alive() && e.data_file.content_type() != DataContentType::Data)
+        .collect();
+    if let Some(first) = deletes.first() {
+        return Err(Error::new(
+            ErrorKind::Unsupported,
+            format!(
+                "the table has {} row-level delete file(s) written by another engine (first: {}); Varve does not \
+                 apply delete files yet and refuses to read or rewrite the table rather than return deleted rows. \
+                 Compact the table with that engine (rewrite data files) so the deletes are applied, then use Varve",
+                deletes.len(),
+                first.data_file.file_path()
+            ),
+        ));
+    }
     Ok(entries
         .into_iter()
         .filter(|e| e.is_alive())
@@ -119,5 +141,46 @@ pub(crate) fn partition_of(f: &DataFile) -> Option<i32> {
     match f.partition().fields().first() {
         Some(Some(Literal::Primitive(PrimitiveLiteral::Int(v)))) => Some(*v),
         _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use iceberg::spec::{DataFileBuilder, DataFileFormat, NestedField, PrimitiveType, Struct, Type};
+
+    /// A manifest of position deletes (as Spark or PyIceberg write them in merge-on-read mode)
+    /// is refused with an error naming a delete file, never read as data.
+    #[tokio::test]
+    async fn delete_files_of_other_engines_are_refused() {
+        let schema = Arc::new(
+            Schema::builder()
+                .with_fields(vec![Arc::new(NestedField::required(
+                    1,
+                    "x",
+                    Type::Primitive(PrimitiveType::Long),
+                ))])
+                .build()
+                .unwrap(),
+        );
+        let io = FileIO::new_with_memory();
+        let out = io.new_output("memory:///deletes.avro").unwrap();
+        let mut writer =
+            ManifestWriterBuilder::new(out, Some(1), schema, PartitionSpec::unpartition_spec()).build_v2_deletes();
+        let file = DataFileBuilder::default()
+            .content(DataContentType::PositionDeletes)
+            .file_path("file:///lake/ns/t/data/pos-del-1.parquet".into())
+            .file_format(DataFileFormat::Parquet)
+            .partition(Struct::empty())
+            .record_count(3)
+            .file_size_in_bytes(100)
+            .build()
+            .unwrap();
+        writer.add_file(file, 2).unwrap();
+        let entry = writer.write_manifest_file().await.unwrap();
+        let bytes = io.new_input("memory:///deletes.avro").unwrap().read().await.unwrap();
+        let err = decode_manifest(&bytes, &entry).unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::Unsupported);
+        assert!(err.message().contains("pos-del-1.parquet"), "{}", err.message());
     }
 }

@@ -4,7 +4,8 @@
 //! | property | default | meaning |
 //! |---|---|---|
 //! | `varve.target-file-size` | `256MiB` | compaction cuts output files at about this size |
-//! | `varve.row-group-rows` | `262144` | rows per Parquet row group of compaction output |
+//! | `varve.row-group-rows` | `262144` | rows per Parquet row group of data files (appends and compaction) |
+//! | `varve.encode-threads` | `0` | threads that encode a row group's columns; 0: one per core |
 //! | `varve.compact-min-files` | `8` | an append compacts a partition holding more small files than this |
 //! | `varve.auto-maintain` | `true` | whether appends compact inline |
 //! | `varve.retention` | none | rows older than now minus this are hidden from queries, and maintenance drops their files |
@@ -23,8 +24,10 @@ use crate::format::contract::{PROP_DEDUP, PROP_PARTITION, PROP_SERIES_KEY, PROP_
 
 /// Compaction's output file size in bytes.
 pub(crate) const PROP_TARGET_FILE_SIZE: &str = "varve.target-file-size";
-/// Rows per row group of compaction output.
+/// Rows per row group of data files.
 pub(crate) const PROP_ROW_GROUP_ROWS: &str = "varve.row-group-rows";
+/// Threads that encode the columns of a row group (0: one per core).
+pub(crate) const PROP_ENCODE_THREADS: &str = "varve.encode-threads";
 /// Small files a partition may hold before an append compacts it.
 pub(crate) const PROP_COMPACT_MIN_FILES: &str = "varve.compact-min-files";
 /// Whether appends compact inline.
@@ -55,6 +58,8 @@ pub(crate) const DEFAULT_MIN_SNAPSHOTS: usize = 5;
 pub(crate) struct MaintenanceSettings {
     pub(crate) target_file_size: u64,
     pub(crate) row_group_rows: usize,
+    /// 0: one per core.
+    pub(crate) encode_threads: usize,
     pub(crate) compact_min_files: usize,
     pub(crate) auto_maintain: bool,
     pub(crate) retention: Option<Duration>,
@@ -82,6 +87,10 @@ impl MaintenanceSettings {
             row_group_rows: match checked(PROP_ROW_GROUP_ROWS)? {
                 Some(v) => parse_count(PROP_ROW_GROUP_ROWS, v)?,
                 None => crate::write::encode::ROW_GROUP_ROWS,
+            },
+            encode_threads: match checked(PROP_ENCODE_THREADS)? {
+                Some(v) => parse_count(PROP_ENCODE_THREADS, v)?,
+                None => 0,
             },
             compact_min_files: match checked(PROP_COMPACT_MIN_FILES)? {
                 Some(v) => parse_count(PROP_COMPACT_MIN_FILES, v)?,
@@ -131,9 +140,10 @@ pub(crate) fn validate_alter(key: &str, value: Option<&str>) -> Result<()> {
     }
 }
 
-const KNOWN: [&str; 7] = [
+const KNOWN: [&str; 8] = [
     PROP_TARGET_FILE_SIZE,
     PROP_ROW_GROUP_ROWS,
+    PROP_ENCODE_THREADS,
     PROP_COMPACT_MIN_FILES,
     PROP_AUTO_MAINTAIN,
     PROP_RETENTION,
@@ -164,6 +174,7 @@ fn validate(key: &str, v: &str) -> Result<()> {
                 Ok(())
             }
         }),
+        PROP_ENCODE_THREADS => parse_count(key, v).map(|_| ()),
         PROP_AUTO_MAINTAIN => parse_bool(key, v).map(|_| ()),
         PROP_RETENTION | PROP_SNAPSHOT_RETENTION => parse_duration(v).map(|_| ()),
         PROP_DEDUP => match v {

@@ -7,24 +7,21 @@
 //! "Manifests": value counts, null counts, lower and upper bounds, column sizes) are computed here.
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicUsize, Ordering as AtomicOrdering};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use arrow::array::{Array, ArrayRef, AsArray, Int32Array, RecordBatch, UInt32Array};
 use arrow::compute::{concat_batches, lexsort_to_indices, take_record_batch, SortColumn};
-use arrow::datatypes::{DataType, Schema, SchemaRef, TimeUnit};
+use arrow::datatypes::{DataType, SchemaRef, TimeUnit};
 use bytes::Bytes;
 use iceberg::spec::{DataContentType, DataFile, DataFileBuilder, DataFileFormat, Datum, Literal, Struct};
-use parquet::arrow::arrow_writer::{compute_leaves, ArrowColumnChunk, ArrowRowGroupWriterFactory};
-use parquet::arrow::{add_encoded_arrow_schema_to_metadata, ArrowSchemaConverter};
 use parquet::basic::{Compression, ZstdLevel};
-use parquet::file::metadata::{ParquetMetaData, SortingColumn};
+use parquet::file::metadata::SortingColumn;
 use parquet::file::properties::{EnabledStatistics, WriterProperties};
-use parquet::file::writer::SerializedFileWriter;
 
 use crate::error::{Error, Result};
 use crate::format::{Dedup, TableContract};
 use crate::write::keys;
+use crate::write::parquet::ParquetWriter;
 
 /// Rows per Parquet row group: large enough for good compression and few footers, small enough
 /// that a time-range scan can skip most of a big file by row-group statistics.
@@ -151,17 +148,33 @@ pub(crate) fn writer_properties(
         .build()
 }
 
-/// Encodes a run as a Parquet file and describes it as an Iceberg data file at `location`.
-pub(crate) fn encode(run: &Run, contract: &TableContract, location: &str) -> Result<(Bytes, DataFile)> {
+/// Encodes a run as a Parquet file in row groups of `row_group_rows` (columns on up to `threads`
+/// threads, 0: one per core; see `write::parquet`) and describes it as an Iceberg data file at
+/// `location`.
+pub(crate) fn encode(
+    run: &Run,
+    contract: &TableContract,
+    location: &str,
+    row_group_rows: usize,
+    threads: usize,
+) -> Result<(Bytes, DataFile)> {
     let batch = &run.batch;
     let schema = batch.schema();
-    let props = writer_properties(&schema, contract, ROW_GROUP_ROWS);
-    let (buf, meta) = write_parquet(batch, props)?;
+    let row_group_rows = row_group_rows.max(1);
+    let props = writer_properties(&schema, contract, row_group_rows);
+    let mut writer = ParquetWriter::new(&schema, props, threads)?;
+    let mut start = 0;
+    while start < batch.num_rows() || (start == 0 && batch.num_rows() == 0) {
+        let len = row_group_rows.min(batch.num_rows() - start);
+        writer.write_row_group(&[batch.slice(start, len)])?;
+        start += len.max(1);
+    }
+    let (buf, meta) = writer.finish()?;
     let mut metrics = FileMetrics::new(schema.clone());
     metrics.update(batch);
     let size = buf.len() as u64;
     let file = metrics.finish(&meta, contract, run.partition, location, size)?;
-    Ok((Bytes::from(buf), file))
+    Ok((buf, file))
 }
 
 /// The Iceberg metrics of a data file (Iceberg spec, "Manifests": value, null and NaN counts,
@@ -269,102 +282,6 @@ impl FileMetrics {
     }
 }
 
-/// Writes `batch` as a Parquet file in row groups of [`ROW_GROUP_ROWS`], one column at a time per
-/// thread ([`encode_columns`]).
-///
-/// Arrow's `ArrowWriter` opens a writer for every column of a row group at once, and each holds
-/// buffers (a dictionary encoder alone takes tens of KiB) whatever the data: a 20-row file of
-/// 2,000 columns took over 100 MiB. Here a column's writer exists only while that column is
-/// encoded, so memory follows the data. Each column writer is made from a one-column schema whose
-/// column descriptor equals the file's, so the chunks append to the file's row group as usual.
-fn write_parquet(batch: &RecordBatch, props: WriterProperties) -> Result<(Vec<u8>, ParquetMetaData)> {
-    let schema = batch.schema();
-    let mut props = props;
-    add_encoded_arrow_schema_to_metadata(&schema, &mut props);
-    let props = Arc::new(props);
-    let converter = ArrowSchemaConverter::new().with_coerce_types(props.coerce_types());
-    let parquet_schema = converter.convert(&schema)?;
-    let mut buf = Vec::with_capacity(batch.get_array_memory_size() / 4 + 1024);
-    let mut file = SerializedFileWriter::new(&mut buf, parquet_schema.root_schema_ptr(), props.clone())?;
-    // One factory per column, over a one-column schema (its writer's sink is never written to).
-    let mut factories = Vec::with_capacity(schema.fields().len());
-    for field in schema.fields() {
-        let one = Arc::new(Schema::new(vec![field.clone()]));
-        let desc = converter.convert(&one)?;
-        let sink = SerializedFileWriter::new(std::io::sink(), desc.root_schema_ptr(), props.clone())?;
-        factories.push(ArrowRowGroupWriterFactory::new(&sink, one));
-    }
-    let mut start = 0;
-    while start < batch.num_rows() || (start == 0 && batch.num_rows() == 0) {
-        let len = ROW_GROUP_ROWS.min(batch.num_rows() - start);
-        let slice = batch.slice(start, len);
-        let mut rg = file.next_row_group()?;
-        for chunks in encode_columns(&slice, &factories)? {
-            for chunk in chunks {
-                chunk.append_to_row_group(&mut rg)?;
-            }
-        }
-        rg.close()?;
-        start += len.max(1);
-    }
-    let meta = file.close()?;
-    Ok((buf, meta))
-}
-
-/// Row groups smaller than this are encoded on the calling thread: threads would cost more than
-/// they save.
-const PARALLEL_MIN_ROWS: usize = 16 * 1024;
-
-/// Encodes the columns of one row group (`slice`), in column order, on up to as many threads as
-/// the machine has cores: Parquet column chunks are independent (Parquet spec, "File Format"), so
-/// each thread takes the next column, holding one column writer at a time.
-fn encode_columns(slice: &RecordBatch, factories: &[ArrowRowGroupWriterFactory]) -> Result<Vec<Vec<ArrowColumnChunk>>> {
-    let schema = slice.schema();
-    let n = schema.fields().len();
-    let one = |i: usize| -> Result<Vec<ArrowColumnChunk>> {
-        let mut out = Vec::new();
-        for mut writer in factories[i].create_column_writers(0)? {
-            for leaf in compute_leaves(schema.field(i), slice.column(i))? {
-                writer.write(&leaf)?;
-            }
-            out.push(writer.close()?);
-        }
-        Ok(out)
-    };
-    let threads = std::thread::available_parallelism()
-        .map(|p| p.get())
-        .unwrap_or(1)
-        .min(n);
-    if threads <= 1 || slice.num_rows() < PARALLEL_MIN_ROWS {
-        return (0..n).map(one).collect();
-    }
-    let next = AtomicUsize::new(0);
-    let results: Vec<Mutex<Option<Result<Vec<ArrowColumnChunk>>>>> = (0..n).map(|_| Mutex::new(None)).collect();
-    std::thread::scope(|s| {
-        for _ in 0..threads {
-            s.spawn(|| loop {
-                let i = next.fetch_add(1, AtomicOrdering::Relaxed);
-                if i >= n {
-                    break;
-                }
-                let r = one(i);
-                if let Ok(mut slot) = results[i].lock() {
-                    *slot = Some(r);
-                }
-            });
-        }
-    });
-    results
-        .into_iter()
-        .map(|m| {
-            m.into_inner()
-                .ok()
-                .flatten()
-                .unwrap_or_else(|| Err(Error::internal("a column encoder thread stopped")))
-        })
-        .collect()
-}
-
 fn field_id(schema: &SchemaRef, i: usize) -> Option<i32> {
     schema
         .field(i)
@@ -463,54 +380,5 @@ fn bounds(col: &ArrayRef) -> Option<(Datum, Datum)> {
             Some((Datum::bool(a), Datum::bool(b)))
         }
         _ => None,
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use arrow::array::{Float64Array, Int64Array, StringArray};
-    use arrow::datatypes::Field;
-    use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
-
-    /// Columns encoded on several threads land in order: the file reads back as the input.
-    #[test]
-    fn parallel_column_encoding_round_trips() {
-        let n = 3 * PARALLEL_MIN_ROWS + 17;
-        let schema = Arc::new(Schema::new(vec![
-            Field::new("a", DataType::Int64, false),
-            Field::new("b", DataType::Utf8, true),
-            Field::new("c", DataType::Float64, true),
-            Field::new("d", DataType::Int64, true),
-        ]));
-        let batch = RecordBatch::try_new(
-            schema.clone(),
-            vec![
-                Arc::new(Int64Array::from_iter_values(0..n as i64)),
-                Arc::new(StringArray::from_iter(
-                    (0..n).map(|i| (i % 7 != 0).then(|| format!("s{}", i % 100))),
-                )),
-                Arc::new(Float64Array::from_iter(
-                    (0..n).map(|i| (i % 5 != 0).then_some(i as f64 / 3.0)),
-                )),
-                Arc::new(Int64Array::from_iter(
-                    (0..n).map(|i| (i % 3 != 0).then_some(-(i as i64))),
-                )),
-            ],
-        )
-        .unwrap();
-        let props = WriterProperties::builder().set_max_row_group_row_count(Some(n)).build();
-        let (buf, meta) = write_parquet(&batch, props).unwrap();
-        assert_eq!(meta.file_metadata().num_rows() as usize, n);
-        let reader = ParquetRecordBatchReaderBuilder::try_new(Bytes::from(buf))
-            .unwrap()
-            .with_batch_size(n)
-            .build()
-            .unwrap();
-        let back: Vec<RecordBatch> = reader.collect::<std::result::Result<_, _>>().unwrap();
-        let back = concat_batches(&back[0].schema(), &back).unwrap();
-        for i in 0..4 {
-            assert_eq!(back.column(i).as_ref(), batch.column(i).as_ref(), "column {i}");
-        }
     }
 }

@@ -7,14 +7,14 @@
 //! file, each declared sorted by the table's sort order (which every Varve data file is: see
 //! `write::encode`). Memory is about one row group per open input (the Parquet reader fetches a row
 //! group's column chunks) plus one batch per input and the row group being written, never the
-//! partition's size (inputs beyond 16 are merged in passes). Output is streamed to the store with multipart uploads.
+//! partition's size (inputs beyond 16 are merged in passes). Output row groups are encoded with
+//! their columns in parallel (`write::parquet`) and streamed to the store with multipart uploads.
 //!
 //! Cutting rule: when the file being written reaches the target size, it is closed at the next
 //! series boundary, so a series that fits in one file is never split over two files of the
 //! partition (no reader has to merge files to answer a one-series query). Only a series larger than
 //! the target may be split, and then not before the file reaches twice the target.
 
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 use arrow::array::RecordBatch;
@@ -32,12 +32,10 @@ use datafusion::physical_plan::filter::FilterExec;
 use datafusion::physical_plan::sorts::sort_preserving_merge::SortPreservingMergeExec;
 use datafusion::physical_plan::ExecutionPlan;
 use datafusion::prelude::{SessionConfig, SessionContext};
-use futures::future::BoxFuture;
 use futures::StreamExt;
 use iceberg::spec::DataFile;
 use object_store::path::Path;
 use parquet::arrow::async_writer::{AsyncFileWriter, ParquetObjectWriter};
-use parquet::arrow::AsyncArrowWriter;
 
 use crate::error::{Error, Result};
 use crate::format::properties::MaintenanceSettings;
@@ -45,6 +43,7 @@ use crate::format::TableContract;
 use crate::storage::Storage;
 use crate::write::encode::{self, FileMetrics};
 use crate::write::keys::KeySet;
+use crate::write::parquet::ParquetWriter;
 
 /// The URL under which compaction registers the lake's store in its DataFusion context.
 const MERGE_STORE_URL: &str = "varve://maintain";
@@ -195,6 +194,7 @@ impl MergeJob<'_> {
                 .collect(),
         )?;
         let mut writer: Option<OutputFile> = None;
+        let mut ratio = 1.0;
         let mut last_key: Option<OwnedRow> = None;
         let target = self.settings.target_file_size as usize;
         for mut stream in streams {
@@ -218,7 +218,7 @@ impl MergeJob<'_> {
                 let mut start = 0usize;
                 while start < batch.num_rows() {
                     if writer.is_none() {
-                        let f = OutputFile::open(self)?;
+                        let f = OutputFile::open(self, ratio)?;
                         out.uploaded.push(f.path.clone());
                         writer = Some(f);
                     }
@@ -245,7 +245,7 @@ impl MergeJob<'_> {
                         if let Some(b) = cut_at {
                             if b == start {
                                 if let Some(done) = writer.take() {
-                                    done.close(contract, self.partition, out).await?;
+                                    ratio = done.close(contract, self.partition, out).await?;
                                 }
                                 continue;
                             }
@@ -269,73 +269,119 @@ impl MergeJob<'_> {
     }
 }
 
-/// One output file being written.
+/// Rows of a row group are buffered as Arrow data until there are `varve.row-group-rows` of them
+/// or they take this much memory, then encoded (columns in parallel) and streamed to the store.
+const ROW_GROUP_MAX_BYTES: usize = 128 * 1024 * 1024;
+
+/// One output file being written: the rows of the row group in progress are buffered, closed
+/// row groups are encoded by [`ParquetWriter`] and uploaded as they close.
 struct OutputFile {
-    writer: AsyncArrowWriter<CountingWriter>,
+    writer: ParquetWriter,
+    sink: ParquetObjectWriter,
+    pending: Vec<RecordBatch>,
+    pending_rows: usize,
+    /// Arrow bytes of `pending`.
+    pending_bytes: usize,
+    row_group_rows: usize,
+    /// Encoded bytes per Arrow byte of the last row group (1 before any: an over-estimate, so a
+    /// file is cut early rather than late).
+    ratio: f64,
     metrics: FileMetrics,
-    written: Arc<AtomicU64>,
+    uploaded: u64,
     path: Path,
     location: String,
 }
 
 impl OutputFile {
-    fn open(job: &MergeJob<'_>) -> Result<Self> {
+    /// Opens a new data file of the job's partition; `ratio` carries the encoded-size estimate
+    /// of the file before.
+    fn open(job: &MergeJob<'_>, ratio: f64) -> Result<Self> {
         let (storage, schema, contract) = (job.storage, &job.schema, job.contract);
         let name = encode::data_file_name(contract, job.partition);
         let mut path = job.table_prefix.clone();
         for part in name.split('/') {
             path = path.join(part);
         }
-        let written = Arc::new(AtomicU64::new(0));
-        let sink = CountingWriter {
-            inner: ParquetObjectWriter::new(storage.store.clone(), path.clone()),
-            written: written.clone(),
-        };
-        let props = encode::writer_properties(schema, contract, job.settings.row_group_rows);
+        let row_group_rows = job.settings.row_group_rows.max(1);
+        let props = encode::writer_properties(schema, contract, row_group_rows);
         Ok(OutputFile {
-            writer: AsyncArrowWriter::try_new(sink, schema.clone(), Some(props))?,
+            writer: ParquetWriter::new(schema, props, job.settings.encode_threads)?,
+            sink: ParquetObjectWriter::new(storage.store.clone(), path.clone()),
+            pending: Vec::new(),
+            pending_rows: 0,
+            pending_bytes: 0,
+            row_group_rows,
+            ratio,
             metrics: FileMetrics::new(schema.clone()),
-            written,
+            uploaded: 0,
             location: storage.location(&path),
             path,
         })
     }
 
-    /// Bytes written plus the estimated size of the row group in progress.
+    /// Bytes encoded plus the estimated encoded size of the row group in progress.
     fn size(&self) -> usize {
-        self.writer.bytes_written() + self.writer.in_progress_size()
+        self.writer.bytes_written() + (self.pending_bytes as f64 * self.ratio) as usize
     }
 
     async fn write(&mut self, batch: &RecordBatch) -> Result<()> {
         self.metrics.update(batch);
-        self.writer.write(batch).await?;
+        let mut start = 0;
+        while start < batch.num_rows() {
+            let len = (self.row_group_rows - self.pending_rows).min(batch.num_rows() - start);
+            let part = batch.slice(start, len);
+            self.pending_bytes += part
+                .columns()
+                .iter()
+                .map(|c| c.to_data().get_slice_memory_size().unwrap_or(0))
+                .sum::<usize>();
+            self.pending_rows += len;
+            self.pending.push(part);
+            start += len;
+            if self.pending_rows >= self.row_group_rows || self.pending_bytes >= ROW_GROUP_MAX_BYTES {
+                self.flush_row_group().await?;
+            }
+        }
         Ok(())
     }
 
-    async fn close(self, contract: &TableContract, partition: Option<i32>, out: &mut Merged) -> Result<()> {
-        let meta = self.writer.close().await?;
-        let size = self.written.load(Ordering::Relaxed);
+    /// Encodes the buffered rows as a row group and uploads its bytes.
+    async fn flush_row_group(&mut self) -> Result<()> {
+        if self.pending.is_empty() {
+            return Ok(());
+        }
+        let before = self.writer.bytes_written();
+        self.writer.write_row_group(&self.pending)?;
+        if self.pending_bytes > 0 {
+            self.ratio = (self.writer.bytes_written() - before) as f64 / self.pending_bytes as f64;
+        }
+        self.pending.clear();
+        (self.pending_rows, self.pending_bytes) = (0, 0);
+        let bytes = self.writer.take_bytes()?;
+        self.upload(bytes).await
+    }
+
+    async fn upload(&mut self, bytes: Bytes) -> Result<()> {
+        if !bytes.is_empty() {
+            self.uploaded += bytes.len() as u64;
+            self.sink.write(bytes).await?;
+        }
+        Ok(())
+    }
+
+    /// Finishes the file; returns the encoded-size estimate for the next one.
+    async fn close(mut self, contract: &TableContract, partition: Option<i32>, out: &mut Merged) -> Result<f64> {
+        self.flush_row_group().await?;
+        let ratio = self.ratio;
+        let (rest, meta) = self.writer.finish()?;
+        self.uploaded += rest.len() as u64;
+        self.sink.write(rest).await?;
+        self.sink.complete().await?;
+        let size = self.uploaded;
         let file = self.metrics.finish(&meta, contract, partition, &self.location, size)?;
         out.rows += file.record_count();
         out.bytes += size;
         out.files.push(file);
-        Ok(())
-    }
-}
-
-/// Counts the bytes of a file as they go to the store (the data file entry needs its size).
-struct CountingWriter {
-    inner: ParquetObjectWriter,
-    written: Arc<AtomicU64>,
-}
-
-impl AsyncFileWriter for CountingWriter {
-    fn write(&mut self, bs: Bytes) -> BoxFuture<'_, parquet::errors::Result<()>> {
-        self.written.fetch_add(bs.len() as u64, Ordering::Relaxed);
-        self.inner.write(bs)
-    }
-
-    fn complete(&mut self) -> BoxFuture<'_, parquet::errors::Result<()>> {
-        self.inner.complete()
+        Ok(ratio)
     }
 }

@@ -10,6 +10,7 @@ use std::time::Duration;
 use arrow::array::{Float64Array, RecordBatch, StringArray, TimestampMicrosecondArray};
 use arrow::datatypes::{DataType, Field, Schema, TimeUnit};
 use futures::TryStreamExt;
+use object_store::ObjectStoreExt;
 use varve::{AppendOptions, Lake, MaintainOptions, TableContract};
 use varve_testkit::{assert_readers_agree, Backend};
 
@@ -491,4 +492,89 @@ async fn deletes_on_local_disk() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn deletes_on_s3() {
     deletes(Backend::s3()).await;
+}
+
+/// Compaction cuts output files at `varve.target-file-size` on series boundaries (no series in two
+/// files of the partition), in row groups of `varve.row-group-rows`, keeping every row.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn compaction_cuts_files_on_series_boundaries() {
+    let backend = Backend::local();
+    let lake = backend.open();
+    create(
+        &lake,
+        "c",
+        &[
+            ("varve.auto-maintain", "false"),
+            ("varve.target-file-size", "1MiB"),
+            ("varve.row-group-rows", "20000"),
+            // Expiry then deletes the appends' files: what is left on disk is live.
+            ("varve.snapshot-retention", "0s"),
+            ("varve.min-snapshots", "1"),
+        ],
+    )
+    .await;
+    // 60 hosts x 8,000 readings 10 s apart in one day, values that do not compress, in 6 appends
+    // that each hold every host.
+    let hosts: Vec<String> = (0..60).map(|h| format!("host-{h:02}")).collect();
+    let mut state = 0x9E37_79B9_7F4A_7C15u64;
+    for part in 0..6i64 {
+        let mut rows = Vec::new();
+        for h in &hosts {
+            for k in (part..8000).step_by(6) {
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                rows.push((19_000 * DAY_US + k * 10_000_000, h.as_str(), (state % 1_000_000) as f64));
+            }
+        }
+        lake.append("c", vec![batch(&rows)], AppendOptions::default()).await.unwrap();
+    }
+    let sum_before = scalar(&lake, "SELECT sum(v) FROM c").await;
+    let r = lake.maintain("c", &MaintainOptions::default()).await.unwrap();
+    assert!(r.rows_rewritten > 0, "{r:?}");
+    assert_eq!(scalar(&lake, "SELECT count(*) FROM c").await, "480000");
+    assert_eq!(scalar(&lake, "SELECT sum(v) FROM c").await, sum_before);
+
+    // Read each live data file: its hosts, row groups and size.
+    let slot: Arc<std::sync::Mutex<Option<Arc<dyn object_store::ObjectStore>>>> = Default::default();
+    let keep = slot.clone();
+    Lake::open_with_store_layer(&backend.url(), &backend.options(), move |s| {
+        *keep.lock().unwrap() = Some(s.clone());
+        s
+    })
+    .unwrap();
+    let store = slot.lock().unwrap().clone().unwrap();
+    let live = lake.info("c").await.unwrap().live_files;
+    let mut seen: HashMap<String, usize> = HashMap::new();
+    let mut files = 0;
+    for name in objects(&backend, "c").await {
+        if !name.starts_with("data/") {
+            continue;
+        }
+        let path = object_store::path::Path::from(format!("default/c/{name}"));
+        let bytes = store.get(&path).await.unwrap().bytes().await.unwrap();
+        let reader = parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(bytes.clone()).unwrap();
+        let meta = reader.metadata().clone();
+        if meta.file_metadata().num_rows() == 0 {
+            continue;
+        }
+        assert!(meta.row_groups().iter().all(|rg| rg.num_rows() <= 20_000), "{name}");
+        files += 1;
+        assert!(bytes.len() < 2 * 1024 * 1024, "{name}: {} bytes", bytes.len());
+        let mut hosts_here = HashSet::new();
+        for b in reader.build().unwrap() {
+            let b = b.unwrap();
+            let col = b.column_by_name("host").unwrap();
+            let col = col.as_any().downcast_ref::<StringArray>().unwrap();
+            hosts_here.extend(col.iter().flatten().map(str::to_string));
+        }
+        for h in hosts_here {
+            if let Some(prev) = seen.insert(h.clone(), files) {
+                panic!("series {h} is in two compacted files ({prev} and {files})");
+            }
+        }
+    }
+    assert_eq!(files as u64, live, "compacted files on disk vs live files");
+    assert!(files >= 3, "a partition of about 5 MiB cut at 1 MiB: {files} files");
+    assert_eq!(seen.len(), 60);
 }
