@@ -12,6 +12,8 @@
 //! | `compare` | whether two results are the same answer |
 //! | `report` | JSON lines and Markdown, with machine, commit and command |
 //! | `run` | a whole suite end to end |
+//! | `maintain_step` | `Lake::maintain` over a loaded lake, in its own process |
+//! | `writes` | write-path experiments: encoding threads, micro-commits, compaction of 1 GiB |
 
 #![warn(missing_docs)]
 
@@ -25,3 +27,4 @@ pub mod report;
 pub mod run;
 pub mod store;
 pub mod suites;
+pub mod writes;

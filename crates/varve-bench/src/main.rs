@@ -21,7 +21,8 @@ use varve_bench::suites::Suite;
       varve-bench run iot --scale 10 --duration 2h       # a quick run, local lake\n  \
       varve-bench run devops --target s3 --delay 20ms    # 100 hosts x 24 h, S3, 20 ms/request\n  \
       varve-bench gen iot --out-of-order 0.1 --missing 0.01\n  \
-      varve-bench queries iot --scale 10                 # the SQL a run asks\n\n\
+      varve-bench queries iot --scale 10                 # the SQL a run asks\n  \
+      varve-bench writes                                 # encoding, micro-commits, compaction\n\n\
       Results go to bench/results/, data to bench/data/ (relative to the working directory)."
 )]
 struct Cli {
@@ -83,6 +84,37 @@ enum Cmd {
         /// results show each query before and after.
         #[arg(long)]
         maintain: bool,
+        /// Also load the same data into a second lake in one commit per table and run the
+        /// queries on it (phase `one-commit`): the report then compares each query's best time
+        /// with the one-commit table's.
+        #[arg(long)]
+        one_commit_baseline: bool,
+    },
+    /// Write-path benchmarks on IoT readings, each side by side in one run: appends with columns
+    /// encoded on one thread vs one per core, 1,000 micro-commits with inline maintenance (latency
+    /// curve, then queries against a one-commit table), and compaction of a 1 GiB partition
+    /// (seconds, rows/s, peak memory in a fresh process).
+    Writes {
+        #[command(flatten)]
+        data: DataArgs,
+        /// Run only this experiment (repeat for more; default all).
+        #[arg(long = "only", value_enum, value_name = "EXPERIMENT")]
+        only: Vec<varve_bench::writes::Experiment>,
+        /// Rows per append of the encoding experiment.
+        #[arg(long, default_value_t = 72_000)]
+        append_rows: usize,
+        /// Appends of the micro-commit experiment.
+        #[arg(long, default_value_t = 1_000)]
+        micro_commits: usize,
+        /// Rows per append of the micro-commit experiment.
+        #[arg(long, default_value_t = 300)]
+        micro_rows: usize,
+        /// Data bytes in the partition the compaction experiment compacts, e.g. 1GiB.
+        #[arg(long, default_value = "1GiB", value_parser = parse_bytes)]
+        compact_bytes: u64,
+        /// Where results go.
+        #[arg(long, default_value = "bench/results")]
+        results_dir: PathBuf,
     },
     /// Print a suite's queries with their parameters filled in.
     Queries {
@@ -285,6 +317,7 @@ fn real_main(cli: Cli) -> Result<ExitCode, String> {
             results_dir,
             keep_lake,
             maintain,
+            one_commit_baseline,
         } => {
             if commit_rows == 0 {
                 return Err("--commit-rows must be at least 1".into());
@@ -306,6 +339,7 @@ fn real_main(cli: Cli) -> Result<ExitCode, String> {
                 results_dir,
                 keep_lake,
                 maintain,
+                one_commit_baseline,
                 command: std::env::args().collect::<Vec<_>>().join(" "),
             };
             let outcome = run::run(&opts)?;
@@ -327,6 +361,34 @@ fn real_main(cli: Cli) -> Result<ExitCode, String> {
                 );
                 Ok(ExitCode::from(1))
             }
+        }
+        Cmd::Writes {
+            data,
+            only,
+            append_rows,
+            micro_commits,
+            micro_rows,
+            compact_bytes,
+            results_dir,
+        } => {
+            if append_rows == 0 || micro_rows == 0 {
+                return Err("--append-rows and --micro-rows must be at least 1".into());
+            }
+            let opts = varve_bench::writes::WritesOptions {
+                spec: data.spec(Dataset::Iot, FileFormat::Parquet)?,
+                data_dir: data.data_dir.clone(),
+                results_dir,
+                only,
+                append_rows,
+                micro_commits,
+                micro_rows,
+                compact_bytes,
+                command: std::env::args().collect::<Vec<_>>().join(" "),
+            };
+            let md = varve_bench::writes::run(&opts)?;
+            println!("{}", std::fs::read_to_string(&md).unwrap_or_default());
+            eprintln!("results: {}", md.display());
+            Ok(ExitCode::SUCCESS)
         }
         Cmd::Probe {
             lake,

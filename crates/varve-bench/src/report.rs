@@ -98,7 +98,7 @@ fn git(args: &[&str]) -> Option<String> {
         .ok()?;
     out.status
         .success()
-        .then(|| String::from_utf8_lossy(&out.stdout).trim().to_string())
+        .then(|| String::from_utf8_lossy(&out.stdout).trim_end().to_string())
 }
 
 /// The commit of the source tree this binary was built in: its short sha (`+dirty` when tracked
@@ -370,5 +370,68 @@ pub fn markdown(
             of_phase.len()
         );
     }
+    phase_ratios(&mut s, queries);
     s
+}
+
+/// With a one-commit baseline: each query's best time in the loaded (and, with `--maintain`,
+/// maintained) lake over its best time in the one-commit lake, and their geomean.
+fn phase_ratios(s: &mut String, queries: &[QueryRecord]) {
+    let best = |phase: &str, name: &str| {
+        queries
+            .iter()
+            .find(|q| q.phase == phase && q.name == name && q.ok())
+            .and_then(|q| q.varve.as_ref())
+            .map(|p| p.best_ms)
+    };
+    if !queries.iter().any(|q| q.phase == "one-commit") {
+        return;
+    }
+    let phases: Vec<&str> = ["", "before", "after"]
+        .into_iter()
+        .filter(|p| queries.iter().any(|q| q.phase == *p))
+        .collect();
+    let _ = writeln!(s, "\n## Against the same data loaded in one commit\n");
+    let _ = writeln!(
+        s,
+        "Best warm time over the one-commit table's best (below 1: faster than the one-commit table).\n"
+    );
+    let head: Vec<String> = phases
+        .iter()
+        .map(|p| {
+            if p.is_empty() {
+                "loaded".to_string()
+            } else {
+                format!("{p} / one commit")
+            }
+        })
+        .collect();
+    let _ = writeln!(s, "| query | one commit best ms | {} |", head.join(" | "));
+    let _ = writeln!(s, "|---|---:|{}", "---:|".repeat(phases.len()));
+    let mut ratios: Vec<Vec<f64>> = vec![vec![]; phases.len()];
+    for q in queries.iter().filter(|q| q.phase == "one-commit") {
+        let Some(base) = best("one-commit", &q.name) else {
+            continue;
+        };
+        let cells: Vec<String> = phases
+            .iter()
+            .enumerate()
+            .map(|(i, p)| match best(p, &q.name) {
+                Some(b) if base > 0.0 => {
+                    ratios[i].push(b / base);
+                    format!("{:.2}", b / base)
+                }
+                _ => String::new(),
+            })
+            .collect();
+        let _ = writeln!(s, "| {} | {} | {} |", q.name, ms(base), cells.join(" | "));
+    }
+    let g: Vec<String> = ratios
+        .iter()
+        .map(|r| match r.is_empty() {
+            true => String::new(),
+            false => format!("{:.2}", geomean(r.iter().copied())),
+        })
+        .collect();
+    let _ = writeln!(s, "| **geomean** | | {} |", g.join(" | "));
 }

@@ -64,6 +64,9 @@ pub struct RunOptions {
     pub keep_lake: bool,
     /// Maintain the tables after loading, and run the queries before and after.
     pub maintain: bool,
+    /// Also load the data in one commit per table into a second lake and run the queries there
+    /// (phase `one-commit`).
+    pub one_commit_baseline: bool,
     /// The command line, recorded with the results.
     pub command: String,
 }
@@ -175,69 +178,54 @@ pub fn run(opts: &RunOptions) -> Result<RunOutcome, String> {
     let (data, info) = ensure_dataset(&opts.spec, &opts.data_dir)?;
     let started = chrono::Utc::now();
 
-    let (home, url, options) = match opts.target {
-        Target::Local => {
-            let d = tempfile::Builder::new()
-                .prefix("lake-")
-                .tempdir_in(&opts.data_dir)
-                .map_err(|e| format!("{}: {e}", opts.data_dir.display()))?;
-            let path = d.path().to_path_buf();
-            let keep = if opts.keep_lake {
-                let _ = d.keep();
-                None
-            } else {
-                Some(d)
-            };
-            (
-                LakeHome::Local(keep, path.clone()),
-                path.display().to_string(),
-                HashMap::new(),
-            )
-        }
-        Target::S3 => {
-            let server = varve_testkit::S3Server::start();
-            server.create_bucket("bench");
-            let options = server.options();
-            (LakeHome::S3 { _server: server }, "s3://bench/lake".to_string(), options)
-        }
-    };
+    let (home, url, options) = lake_home(opts)?;
     eprintln!("lake: {url}");
-
     let rt = tokio::runtime::Runtime::new().map_err(|e| e.to_string())?;
     let counters = Arc::new(Counters::default());
-    let c = counters.clone();
-    let latency = opts.latency;
-    let lake =
-        Lake::open_with_store_layer(&url, &options, move |s| instrument(s, latency, c)).map_err(|e| e.to_string())?;
-    let total: u64 = info.rows();
-    let b = bar(total, "load");
-    let done = std::sync::Mutex::new(HashMap::<String, u64>::new());
-    let ingest = rt.block_on(crate::ingest::ingest(
-        &lake,
+    let mut ingest = load(
+        &rt,
+        opts,
+        &url,
+        &options,
         &counters,
-        opts.suite,
         &info,
         &data,
         opts.commit_rows,
-        &|table, rows| {
-            let mut d = done.lock().expect("lock");
-            d.insert(table.to_string(), rows);
-            b.set_position(d.values().sum());
-        },
-    ))?;
-    b.finish_and_clear();
-    for i in &ingest {
-        eprintln!(
-            "load {}: {} rows in {} commits, {:.0} rows/s, commit p50 {:.0} ms p99 {:.0} ms, {} files",
-            i.table, i.rows, i.commits, i.rows_per_s, i.commit_p50_ms, i.commit_p99_ms, i.files
-        );
+        "load",
+    )?;
+    // The baseline lake: the same data in one commit per table, in a second directory or under a
+    // second prefix of the bucket.
+    let baseline_dir = tempfile::Builder::new()
+        .prefix("lake-one-commit-")
+        .tempdir_in(&opts.data_dir)
+        .map_err(|e| format!("{}: {e}", opts.data_dir.display()))?;
+    let baseline_url = match opts.target {
+        Target::Local => baseline_dir.path().display().to_string(),
+        Target::S3 => "s3://bench/lake-one-commit".to_string(),
+    };
+    if opts.one_commit_baseline {
+        let counters = Arc::new(Counters::default());
+        let mut one = load(
+            &rt,
+            opts,
+            &baseline_url,
+            &options,
+            &counters,
+            &info,
+            &data,
+            usize::MAX,
+            "load (one commit)",
+        )?;
+        for i in &mut one {
+            i.table.push_str(" (one commit)");
+        }
+        ingest.extend(one);
     }
-    drop(lake);
 
     let work = tempfile::tempdir().map_err(|e| e.to_string())?;
     let mut duck = DuckDb::start(&python, &data, opts.suite.namespace(), work.path())?;
     let exe = std::env::current_exe().map_err(|e| e.to_string())?;
-    let run_queries = |phase: &str, duck: &mut DuckDb| -> Vec<QueryRecord> {
+    let run_queries = |url: &str, phase: &str, duck: &mut DuckDb| -> Vec<QueryRecord> {
         let mut records = vec![];
         for q in &queries {
             let ours = work.path().join(format!("{}{phase}.varve.parquet", q.name));
@@ -246,7 +234,7 @@ pub fn run(opts: &RunOptions) -> Result<RunOutcome, String> {
             cmd.args([
                 "probe",
                 "--lake",
-                &url,
+                url,
                 "--runs",
                 &opts.runs.to_string(),
                 "--sql",
@@ -310,7 +298,7 @@ pub fn run(opts: &RunOptions) -> Result<RunOutcome, String> {
     };
     let mut maintenance = None;
     let records = if opts.maintain {
-        let mut before = run_queries("-before", &mut duck);
+        let mut before = run_queries(&url, "-before", &mut duck);
         let mut cmd = Command::new(&exe);
         cmd.args(["maintain-probe", "--lake", &url])
             .args(["--delay-ms", &opts.latency.delay_ms.to_string()]);
@@ -335,11 +323,15 @@ pub fn run(opts: &RunOptions) -> Result<RunOutcome, String> {
             m.peak_rss_bytes as f64 / (1024.0 * 1024.0)
         );
         maintenance = Some(m);
-        before.extend(run_queries("-after", &mut duck));
+        before.extend(run_queries(&url, "-after", &mut duck));
         before
     } else {
-        run_queries("", &mut duck)
+        run_queries(&url, "", &mut duck)
     };
+    let mut records = records;
+    if opts.one_commit_baseline {
+        records.extend(run_queries(&baseline_url, "-one-commit", &mut duck));
+    }
 
     let (cpu, cores, memory_bytes, os) = report::machine();
     let (commit, dirty) = report::commit();
@@ -383,6 +375,9 @@ pub fn run(opts: &RunOptions) -> Result<RunOutcome, String> {
     if opts.maintain {
         stem.push_str("-maintain");
     }
+    if opts.one_commit_baseline {
+        stem.push_str("-vs-one-commit");
+    }
     stem.push_str(&format!("-{}", opts.spec.dir_name()));
     let jsonl = opts.results_dir.join(format!("{stem}.jsonl"));
     let markdown = opts.results_dir.join(format!("{stem}.md"));
@@ -402,4 +397,77 @@ pub fn run(opts: &RunOptions) -> Result<RunOutcome, String> {
             .map(|r| format!("{}: {}", r.name, r.check))
             .collect(),
     })
+}
+
+/// A fresh lake for the run: a directory under the data directory, or a bucket on a local S3
+/// server started for the run.
+fn lake_home(opts: &RunOptions) -> Result<(LakeHome, String, HashMap<String, String>), String> {
+    Ok(match opts.target {
+        Target::Local => {
+            let d = tempfile::Builder::new()
+                .prefix("lake-")
+                .tempdir_in(&opts.data_dir)
+                .map_err(|e| format!("{}: {e}", opts.data_dir.display()))?;
+            let path = d.path().to_path_buf();
+            let keep = if opts.keep_lake {
+                let _ = d.keep();
+                None
+            } else {
+                Some(d)
+            };
+            (
+                LakeHome::Local(keep, path.clone()),
+                path.display().to_string(),
+                HashMap::new(),
+            )
+        }
+        Target::S3 => {
+            let server = varve_testkit::S3Server::start();
+            server.create_bucket("bench");
+            let options = server.options();
+            (LakeHome::S3 { _server: server }, "s3://bench/lake".to_string(), options)
+        }
+    })
+}
+
+/// Loads the dataset into the lake at `url` in commits of `commit_rows`, with a progress bar.
+#[allow(clippy::too_many_arguments)]
+fn load(
+    rt: &tokio::runtime::Runtime,
+    opts: &RunOptions,
+    url: &str,
+    options: &HashMap<String, String>,
+    counters: &Arc<Counters>,
+    info: &DatasetInfo,
+    data: &Path,
+    commit_rows: usize,
+    what: &str,
+) -> Result<Vec<crate::ingest::IngestStats>, String> {
+    let c = counters.clone();
+    let latency = opts.latency;
+    let lake =
+        Lake::open_with_store_layer(url, options, move |s| instrument(s, latency, c)).map_err(|e| e.to_string())?;
+    let b = bar(info.rows(), what);
+    let done = std::sync::Mutex::new(HashMap::<String, u64>::new());
+    let ingest = rt.block_on(crate::ingest::ingest(
+        &lake,
+        counters,
+        opts.suite,
+        info,
+        data,
+        commit_rows,
+        &|table, rows| {
+            let mut d = done.lock().expect("lock");
+            d.insert(table.to_string(), rows);
+            b.set_position(d.values().sum());
+        },
+    ))?;
+    b.finish_and_clear();
+    for i in &ingest {
+        eprintln!(
+            "{what} {}: {} rows in {} commits, {:.0} rows/s, commit p50 {:.0} ms p99 {:.0} ms, {} files",
+            i.table, i.rows, i.commits, i.rows_per_s, i.commit_p50_ms, i.commit_p99_ms, i.files
+        );
+    }
+    Ok(ingest)
 }

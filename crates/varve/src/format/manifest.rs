@@ -7,8 +7,8 @@ use std::sync::Arc;
 use bytes::Bytes;
 use iceberg::io::FileIO;
 use iceberg::spec::{
-    DataContentType, DataFile, FormatVersion, Literal, Manifest, ManifestEntry, ManifestFile, ManifestList, ManifestListWriter,
-    ManifestStatus, ManifestWriterBuilder, PartitionSpec, PrimitiveLiteral, Schema,
+    DataContentType, DataFile, FormatVersion, Literal, Manifest, ManifestEntry, ManifestFile, ManifestList,
+    ManifestListWriter, ManifestStatus, ManifestWriterBuilder, PartitionSpec, PrimitiveLiteral, Schema,
 };
 
 use crate::error::{Error, ErrorKind, Result};

@@ -217,7 +217,11 @@ mod tests {
             let back = concat_batches(&schema, &back).unwrap();
             let want = concat_batches(&schema, &parts).unwrap();
             for i in 0..4 {
-                assert_eq!(back.column(i).as_ref(), want.column(i).as_ref(), "column {i}, {threads} threads");
+                assert_eq!(
+                    back.column(i).as_ref(),
+                    want.column(i).as_ref(),
+                    "column {i}, {threads} threads"
+                );
             }
         }
     }

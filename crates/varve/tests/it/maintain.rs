@@ -527,7 +527,9 @@ async fn compaction_cuts_files_on_series_boundaries() {
                 rows.push((19_000 * DAY_US + k * 10_000_000, h.as_str(), (state % 1_000_000) as f64));
             }
         }
-        lake.append("c", vec![batch(&rows)], AppendOptions::default()).await.unwrap();
+        lake.append("c", vec![batch(&rows)], AppendOptions::default())
+            .await
+            .unwrap();
     }
     let sum_before = scalar(&lake, "SELECT sum(v) FROM c").await;
     let r = lake.maintain("c", &MaintainOptions::default()).await.unwrap();
