@@ -323,6 +323,13 @@ pub(crate) async fn list(storage: &Storage) -> Result<Vec<TableIdent>> {
 /// LIST per namespace. Used where a leftover directory is harmless (naming tables for SQL, where
 /// loading a table that has no metadata finds nothing).
 pub(crate) async fn list_candidates(storage: &Storage) -> Result<Vec<TableIdent>> {
+    Ok(list_layout(storage).await?.1)
+}
+
+/// The namespaces of the lake (directories at its root: made by `CREATE SCHEMA` or holding
+/// tables) and its candidate tables ([`list_candidates`]), both sorted.
+pub(crate) async fn list_layout(storage: &Storage) -> Result<(Vec<String>, Vec<TableIdent>)> {
+    let mut namespaces = Vec::new();
     let mut out = Vec::new();
     for ns in storage.list_dirs(None).await? {
         let ns_path = Path::from(ns.as_str());
@@ -331,9 +338,89 @@ pub(crate) async fn list_candidates(storage: &Storage) -> Result<Vec<TableIdent>
                 out.push(ident);
             }
         }
+        if check_namespace(&ns).is_ok() {
+            namespaces.push(ns);
+        }
     }
+    namespaces.sort();
     out.sort();
-    Ok(out)
+    Ok((namespaces, out))
+}
+
+/// The object that keeps a namespace made by `CREATE SCHEMA` while it holds no tables (an
+/// object store has no empty directories).
+fn namespace_marker(namespace: &str) -> Path {
+    Path::from_iter([namespace, "namespace.json"])
+}
+
+/// Checks a namespace name: the rules of [`TableIdent::parse`].
+///
+/// Errors: [`ErrorKind::InvalidInput`].
+pub(crate) fn check_namespace(namespace: &str) -> Result<()> {
+    TableIdent::parse(&format!("{namespace}.t")).map(|_| ()).map_err(|_| {
+        Error::invalid(format!(
+            "namespace {namespace:?}: use letters, digits, _ and -, starting with a letter or _"
+        ))
+    })
+}
+
+/// Creates a namespace: writes its marker object. A namespace exists when it has the marker or
+/// holds a table; tables can also be created in a namespace that does not exist yet.
+///
+/// Errors: [`ErrorKind::AlreadyExists`] (unless `if_not_exists`), [`ErrorKind::InvalidInput`] for
+/// a bad name.
+pub(crate) async fn create_namespace(storage: &Storage, namespace: &str, if_not_exists: bool) -> Result<()> {
+    check_namespace(namespace)?;
+    let marker = namespace_marker(namespace);
+    let has_tables = list(storage).await?.iter().any(|t| t.namespace == namespace);
+    if has_tables || storage.exists(&marker).await? {
+        if if_not_exists {
+            return Ok(());
+        }
+        return Err(Error::new(
+            ErrorKind::AlreadyExists,
+            format!("namespace {namespace} exists already"),
+        ));
+    }
+    let body = serde_json::json!({ "namespace": namespace, "created_by": "varve" }).to_string();
+    storage.put(&marker, Bytes::from(body)).await
+}
+
+/// Drops a namespace; with `cascade`, its tables first. Returns the tables dropped.
+///
+/// Errors: [`ErrorKind::NotFound`] (unless `if_exists`); [`ErrorKind::InvalidInput`] when it
+/// holds tables and `cascade` is not given (nothing is dropped then).
+pub(crate) async fn drop_namespace(
+    storage: &Storage,
+    namespace: &str,
+    if_exists: bool,
+    cascade: bool,
+) -> Result<Vec<TableIdent>> {
+    check_namespace(namespace)?;
+    let marker = namespace_marker(namespace);
+    let tables: Vec<TableIdent> = list(storage)
+        .await?
+        .into_iter()
+        .filter(|t| t.namespace == namespace)
+        .collect();
+    if tables.is_empty() && !storage.exists(&marker).await? {
+        if if_exists {
+            return Ok(vec![]);
+        }
+        return Err(Error::not_found(format!("namespace {namespace} does not exist")));
+    }
+    if !tables.is_empty() && !cascade {
+        let names: Vec<String> = tables.iter().map(|t| t.to_string()).collect();
+        return Err(Error::invalid(format!(
+            "namespace {namespace} holds tables ({}); drop them first, or DROP SCHEMA {namespace} CASCADE to drop them too",
+            names.join(", ")
+        )));
+    }
+    for t in &tables {
+        drop_table(storage, t).await?;
+    }
+    storage.delete_quietly(&[marker]).await;
+    Ok(tables)
 }
 
 /// Deletes a table: every object under its prefix, metadata first so that readers stop seeing it.

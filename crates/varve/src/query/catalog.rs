@@ -17,12 +17,15 @@ use crate::query::time_travel::{split_name, AsOf};
 #[derive(Debug)]
 pub(crate) struct LakeCatalog {
     pub(crate) env: QueryEnv,
+    /// Namespaces, including those made by `CREATE SCHEMA` that hold no table yet.
+    pub(crate) namespaces: Vec<String>,
     pub(crate) tables: Vec<TableIdent>,
 }
 
 impl CatalogProvider for LakeCatalog {
     fn schema_names(&self) -> Vec<String> {
         let mut names: Vec<String> = self.tables.iter().map(|t| t.namespace.clone()).collect();
+        names.extend(self.namespaces.iter().cloned());
         names.push(DEFAULT_NAMESPACE.to_string());
         names.sort();
         names.dedup();
@@ -36,7 +39,7 @@ impl CatalogProvider for LakeCatalog {
             .filter(|t| t.namespace == name)
             .map(|t| t.name.clone())
             .collect();
-        if tables.is_empty() && name != DEFAULT_NAMESPACE {
+        if tables.is_empty() && name != DEFAULT_NAMESPACE && !self.namespaces.iter().any(|n| n == name) {
             return None;
         }
         Some(Arc::new(Namespace {

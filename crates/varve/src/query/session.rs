@@ -15,10 +15,9 @@ use url::Url;
 
 use crate::catalog::{self as lake_catalog, ManifestCache, DEFAULT_NAMESPACE};
 use crate::error::{Error, ErrorKind, Result};
-use crate::format::ColumnChange;
 use crate::query::catalog::LakeCatalog;
-use crate::query::functions;
 use crate::query::provider::{QueryEnv, ScanNote, STORE_URL};
+use crate::query::{ddl, functions};
 use crate::query::{store, time_travel};
 use crate::storage::Storage;
 
@@ -110,80 +109,6 @@ fn check_depth(sql: &str) -> Result<()> {
     Ok(())
 }
 
-/// `ALTER TABLE t ADD [COLUMN] c type | RENAME COLUMN a TO b | DROP [COLUMN] c | ALTER [COLUMN] c
-/// [SET DATA] TYPE type` (several, comma-separated): the table and its column changes, or `None`
-/// for any other statement.
-///
-/// Errors: [`crate::ErrorKind::InvalidInput`] for other `ALTER TABLE` operations and unknown types.
-fn alter_table(sql: &str) -> Result<Option<(String, Vec<ColumnChange>)>> {
-    use datafusion::sql::parser::{DFParser, Statement as DFStatement};
-    use datafusion::sql::sqlparser::ast::{AlterColumnOperation, AlterTableOperation, Statement};
-    // Only statements that start with ALTER are parsed twice.
-    if !sql
-        .trim_start()
-        .get(..5)
-        .is_some_and(|s| s.eq_ignore_ascii_case("alter"))
-    {
-        return Ok(None);
-    }
-    let statements = DFParser::parse_sql(sql).map_err(|e| crate::Error::invalid(e.to_string()))?;
-    let [DFStatement::Statement(s)] = statements.iter().collect::<Vec<_>>()[..] else {
-        return Ok(None);
-    };
-    let Statement::AlterTable(at) = s.as_ref() else {
-        return Ok(None);
-    };
-    let table: Vec<String> = at
-        .name
-        .0
-        .iter()
-        .map(|p| p.as_ident().map(|i| i.value.clone()).unwrap_or_else(|| p.to_string()))
-        .collect();
-    let mut changes = Vec::new();
-    for op in &at.operations {
-        match op {
-            AlterTableOperation::AddColumn { column_def, .. } if !column_def.options.is_empty() => {
-                return Err(crate::Error::invalid(format!(
-                    "ALTER TABLE ... ADD COLUMN {}: column options (NOT NULL, DEFAULT, ...) are not supported; \
-                     a new column is nullable and rows written before read NULL",
-                    column_def.name.value
-                )))
-            }
-            AlterTableOperation::AddColumn { column_def, .. } => changes.push(ColumnChange::Add {
-                name: column_def.name.value.clone(),
-                data_type: crate::format::parse_type(&column_def.data_type.to_string())?,
-            }),
-            AlterTableOperation::RenameColumn {
-                old_column_name,
-                new_column_name,
-            } => changes.push(ColumnChange::Rename {
-                from: old_column_name.value.clone(),
-                to: new_column_name.value.clone(),
-            }),
-            AlterTableOperation::DropColumn { column_names, .. } => changes.extend(
-                column_names
-                    .iter()
-                    .map(|c| ColumnChange::Drop { name: c.value.clone() }),
-            ),
-            AlterTableOperation::AlterColumn {
-                column_name,
-                op: AlterColumnOperation::SetDataType { data_type, .. },
-            } => changes.push(ColumnChange::Widen {
-                name: column_name.value.clone(),
-                to: crate::format::parse_type(&data_type.to_string())?,
-            }),
-            other => {
-                return Err(crate::Error::invalid(format!(
-                    "ALTER TABLE ... {other} is not supported: Varve alters columns (ADD COLUMN, RENAME \
-                     COLUMN, DROP COLUMN, ALTER COLUMN ... TYPE); table properties change with `varve alter \
-                     --set`"
-                )))
-            }
-        }
-    }
-    Ok(Some((table.join("."), changes)))
-}
-
 /// Builds a session over the lake and plans `sql` (after the time-travel rewrite).
 pub(crate) async fn prepare(
     storage: &Storage,
@@ -222,19 +147,24 @@ pub(crate) async fn prepare(
     let url = Url::parse(STORE_URL).map_err(|e| crate::Error::internal(e.to_string()))?;
     ctx.runtime_env()
         .register_object_store(&url, store::NamingStore::wrap(storage.store.clone()));
-    let tables = lake_catalog::list_candidates(storage).await?;
-    ctx.register_catalog(CATALOG, Arc::new(LakeCatalog { env, tables }));
+    let (namespaces, tables) = lake_catalog::list_layout(storage).await?;
+    ctx.register_catalog(
+        CATALOG,
+        Arc::new(LakeCatalog {
+            env,
+            namespaces,
+            tables,
+        }),
+    );
     for f in functions::all() {
         ctx.register_udf(f.as_ref().clone());
     }
     let text = time_travel::rewrite(sql)?;
     let text = text.as_deref().unwrap_or(sql);
     check_depth(text)?;
-    if let Some((table, changes)) = alter_table(text)? {
-        // DDL runs when it is planned, as DataFusion's own DDL does; the result has no rows.
-        let ident = crate::catalog::TableIdent::parse(&table)?;
-        crate::commit::evolve_schema(storage, cache, &ident, &changes).await?;
-        let df = ctx.sql("SELECT 1 AS altered WHERE false").await?;
+    if let Some(statement) = ddl::parse(text)? {
+        // DDL runs when it is planned, as DataFusion's own DDL does.
+        let df = ddl::run(statement, storage, cache, &ctx, limits).await?;
         return Ok(Prepared { df, scans, deletes });
     }
     let df = ctx.sql(text).await?;

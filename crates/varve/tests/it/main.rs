@@ -4,6 +4,7 @@
 
 mod concurrency;
 mod contract;
+mod ddl;
 mod dedup;
 mod errors;
 mod maintain;

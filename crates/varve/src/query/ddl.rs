@@ -1,0 +1,433 @@
+//! SQL DDL on the lake: `CREATE TABLE` (with columns, or `AS SELECT`; the table contract in
+//! `WITH (...)`), `DROP TABLE`, `CREATE SCHEMA` / `DROP SCHEMA` for namespaces and `ALTER TABLE`
+//! for column changes. Statements are recognised here before DataFusion plans them and run when
+//! planned, as DataFusion's own DDL does, through the engine calls the CLI uses
+//! (`catalog::create`, `catalog::drop_table`, `catalog::create_namespace`,
+//! `commit::evolve_schema`). Any other statement is left to DataFusion.
+
+use std::sync::Arc;
+
+use arrow::datatypes::{Field, Schema};
+use datafusion::dataframe::DataFrame;
+use datafusion::prelude::SessionContext;
+use datafusion::sql::parser::{DFParser, Statement as DFStatement};
+use datafusion::sql::sqlparser::ast::{
+    AlterColumnOperation, AlterTableOperation, ColumnOption, CreateTableOptions, Expr, ObjectName, ObjectType,
+    SchemaName, SqlOption, Statement, Value,
+};
+
+use crate::catalog::{self as lake_catalog, ManifestCache, TableIdent};
+use crate::error::{Error, Result};
+use crate::format::{ColumnChange, Dedup, Partitioning, TableContract};
+use crate::query::session::{QueryOptions, CATALOG};
+use crate::storage::Storage;
+
+/// A DDL statement Varve runs itself.
+#[derive(Debug)]
+pub(crate) enum Ddl {
+    /// `ALTER TABLE t ADD [COLUMN] c type | RENAME COLUMN a TO b | DROP [COLUMN] c | ALTER
+    /// [COLUMN] c [SET DATA] TYPE type`, several comma-separated.
+    Alter {
+        table: TableIdent,
+        changes: Vec<ColumnChange>,
+    },
+    /// `CREATE TABLE [IF NOT EXISTS] t (c type, ...) [WITH (...)]` or `CREATE TABLE t [WITH (...)]
+    /// AS <query>`.
+    CreateTable {
+        table: TableIdent,
+        if_not_exists: bool,
+        columns: Vec<Field>,
+        contract: TableContract,
+        /// The query of `CREATE TABLE ... AS`.
+        query: Option<String>,
+    },
+    /// `DROP TABLE [IF EXISTS] t [, ...]`.
+    DropTable { tables: Vec<TableIdent>, if_exists: bool },
+    /// `CREATE SCHEMA [IF NOT EXISTS] ns`.
+    CreateSchema { name: String, if_not_exists: bool },
+    /// `DROP SCHEMA [IF EXISTS] ns [, ...] [CASCADE]`.
+    DropSchema {
+        names: Vec<String>,
+        if_exists: bool,
+        cascade: bool,
+    },
+}
+
+/// The `WITH (...)` keys of `CREATE TABLE`, with what they take.
+const WITH_KEYS: &str = "time_column = 'ts', series_key = 'host' (or 'a,b'), partition = 'hour'|'day'|'month'|'year' \
+                         (default day), dedup = 'none'|'last-write-wins'";
+
+/// Recognises a DDL statement Varve runs; `None` for anything else (left to DataFusion).
+///
+/// Errors: [`crate::ErrorKind::InvalidInput`] for a DDL statement with an unsupported part (a
+/// column option, an unknown `WITH` key, `CREATE OR REPLACE`, an `ALTER TABLE` operation other
+/// than the column changes), an unknown type or a bad name.
+pub(crate) fn parse(sql: &str) -> Result<Option<Ddl>> {
+    // Only statements that start with one of these words are parsed twice.
+    let first = sql
+        .trim_start()
+        .split(|c: char| !c.is_ascii_alphabetic())
+        .next()
+        .unwrap_or("");
+    if !["alter", "create", "drop"]
+        .iter()
+        .any(|w| first.eq_ignore_ascii_case(w))
+    {
+        return Ok(None);
+    }
+    let sql = quote_partition_option(sql);
+    let statements = DFParser::parse_sql(&sql).map_err(|e| Error::invalid(e.to_string()))?;
+    let [DFStatement::Statement(s)] = statements.iter().collect::<Vec<_>>()[..] else {
+        return Ok(None);
+    };
+    match s.as_ref() {
+        Statement::AlterTable(at) => Ok(Some(Ddl::Alter {
+            table: table_ident(&at.name)?,
+            changes: column_changes(&at.operations)?,
+        })),
+        Statement::CreateTable(ct) if !ct.external => {
+            if ct.or_replace {
+                return Err(Error::invalid(
+                    "CREATE OR REPLACE TABLE is not supported: DROP TABLE first (its data is deleted), then CREATE TABLE",
+                ));
+            }
+            if ct.temporary {
+                return Err(Error::invalid(
+                    "CREATE TEMPORARY TABLE is not supported: every table is stored in the lake",
+                ));
+            }
+            if !ct.constraints.is_empty() {
+                return Err(Error::invalid(
+                    "table constraints (PRIMARY KEY, UNIQUE, ...) are not supported: give the series key in \
+                     WITH (series_key = '...') and dedup = 'last-write-wins' to keep one row per key and time",
+                ));
+            }
+            let table = table_ident(&ct.name)?;
+            let options = match &ct.table_options {
+                CreateTableOptions::None => vec![],
+                CreateTableOptions::With(o) => o.clone(),
+                other => {
+                    return Err(Error::invalid(format!(
+                        "CREATE TABLE {table}: {other} is not supported; give the contract in WITH ({WITH_KEYS})"
+                    )))
+                }
+            };
+            let contract = contract_of(&table, &options)?;
+            let query = ct.query.as_ref().map(|q| q.to_string());
+            if query.is_some() && !ct.columns.is_empty() {
+                return Err(Error::invalid(format!(
+                    "CREATE TABLE {table} (...) AS SELECT: give either columns or a query (the columns then come \
+                     from the query; rename them with AS)"
+                )));
+            }
+            if query.is_none() && ct.columns.is_empty() {
+                return Err(Error::invalid(format!(
+                    "CREATE TABLE {table}: give its columns, e.g. CREATE TABLE {table} (ts timestamp, host text, v \
+                     double) WITH (time_column = 'ts', series_key = 'host'), or AS SELECT ..."
+                )));
+            }
+            let mut columns = Vec::new();
+            for c in &ct.columns {
+                let name = c.name.value.clone();
+                let is_time = contract.time_column.as_deref() == Some(name.as_str());
+                for o in &c.options {
+                    match &o.option {
+                        ColumnOption::Null => {}
+                        ColumnOption::NotNull if is_time => {}
+                        other => {
+                            return Err(Error::invalid(format!(
+                                "CREATE TABLE {table}: column {name} {other}: column options are not supported; \
+                                 columns are nullable (the time column never holds NULL)"
+                            )))
+                        }
+                    }
+                }
+                let data_type = crate::format::parse_type(&c.data_type.to_string())
+                    .map_err(|e| Error::invalid(format!("CREATE TABLE {table}: column {name}: {}", e.message())))?;
+                columns.push(Field::new(name, data_type, true));
+            }
+            Ok(Some(Ddl::CreateTable {
+                table,
+                if_not_exists: ct.if_not_exists,
+                columns,
+                contract,
+                query,
+            }))
+        }
+        Statement::Drop {
+            object_type: ObjectType::Table,
+            if_exists,
+            names,
+            ..
+        } => Ok(Some(Ddl::DropTable {
+            tables: names.iter().map(table_ident).collect::<Result<_>>()?,
+            if_exists: *if_exists,
+        })),
+        Statement::Drop {
+            object_type: ObjectType::Schema,
+            if_exists,
+            names,
+            cascade,
+            ..
+        } => Ok(Some(Ddl::DropSchema {
+            names: names.iter().map(namespace_name).collect::<Result<_>>()?,
+            if_exists: *if_exists,
+            cascade: *cascade,
+        })),
+        Statement::CreateSchema {
+            schema_name,
+            if_not_exists,
+            ..
+        } => match schema_name {
+            SchemaName::Simple(name) => Ok(Some(Ddl::CreateSchema {
+                name: namespace_name(name)?,
+                if_not_exists: *if_not_exists,
+            })),
+            other => Err(Error::invalid(format!(
+                "CREATE SCHEMA {other}: AUTHORIZATION is not supported; a namespace has no owner"
+            ))),
+        },
+        _ => Ok(None),
+    }
+}
+
+/// `WITH (partition = 'day')` with `partition` quoted: the SQL parser reads a bare `PARTITION`
+/// in table options as the start of a partition clause (`PARTITION (col RANGE ...)`). Text that
+/// does not tokenize is returned as it is, for the parser to report.
+fn quote_partition_option(sql: &str) -> String {
+    use datafusion::sql::sqlparser::dialect::GenericDialect;
+    use datafusion::sql::sqlparser::keywords::Keyword;
+    use datafusion::sql::sqlparser::tokenizer::{Token, Tokenizer};
+    let Ok(mut tokens) = Tokenizer::new(&GenericDialect {}, sql).tokenize() else {
+        return sql.to_string();
+    };
+    let mut changed = false;
+    for i in 0..tokens.len() {
+        let is_partition =
+            matches!(&tokens[i], Token::Word(w) if w.keyword == Keyword::PARTITION && w.quote_style.is_none());
+        if !is_partition {
+            continue;
+        }
+        let next = tokens[i + 1..].iter().find(|t| !matches!(t, Token::Whitespace(_)));
+        if matches!(next, Some(Token::Eq)) {
+            tokens[i] = Token::make_word("partition", Some('"'));
+            changed = true;
+        }
+    }
+    match changed {
+        true => tokens.iter().map(|t| t.to_string()).collect(),
+        false => sql.to_string(),
+    }
+}
+
+/// The parts of an object name, without quotes.
+fn parts(name: &ObjectName) -> Vec<String> {
+    name.0
+        .iter()
+        .map(|p| p.as_ident().map(|i| i.value.clone()).unwrap_or_else(|| p.to_string()))
+        .collect()
+}
+
+/// `t`, `ns.t` or `varve.ns.t` as a table name.
+fn table_ident(name: &ObjectName) -> Result<TableIdent> {
+    let mut p = parts(name);
+    if p.len() == 3 && p[0] == CATALOG {
+        p.remove(0);
+    }
+    TableIdent::parse(&p.join("."))
+}
+
+/// `ns` or `varve.ns` as a namespace name.
+fn namespace_name(name: &ObjectName) -> Result<String> {
+    let mut p = parts(name);
+    if p.len() == 2 && p[0] == CATALOG {
+        p.remove(0);
+    }
+    let ns = p.join(".");
+    lake_catalog::check_namespace(&ns)?;
+    Ok(ns)
+}
+
+/// The text of an option value: a string literal, a number or a bare word.
+fn option_text(v: &Expr) -> String {
+    match v {
+        Expr::Value(v) => match &v.value {
+            Value::SingleQuotedString(s) | Value::DoubleQuotedString(s) => s.clone(),
+            other => other.to_string(),
+        },
+        Expr::Identifier(i) => i.value.clone(),
+        other => other.to_string(),
+    }
+}
+
+/// The table contract of `WITH (...)`: without `time_column` a plain table.
+fn contract_of(table: &TableIdent, options: &[SqlOption]) -> Result<TableContract> {
+    let (mut time, mut key, mut partition, mut dedup) = (None, vec![], None, Dedup::None);
+    for o in options {
+        let SqlOption::KeyValue { key: k, value } = o else {
+            return Err(Error::invalid(format!(
+                "CREATE TABLE {table}: WITH option {o} is not supported; the options are {WITH_KEYS}"
+            )));
+        };
+        let v = option_text(value);
+        match k.value.to_ascii_lowercase().as_str() {
+            "time_column" => time = Some(v),
+            "series_key" => {
+                key = v
+                    .split(',')
+                    .map(|s| s.trim().to_string())
+                    .filter(|s| !s.is_empty())
+                    .collect();
+            }
+            "partition" => partition = Some(v.parse::<Partitioning>()?),
+            "dedup" => dedup = v.parse()?,
+            other => {
+                return Err(Error::invalid(format!(
+                    "CREATE TABLE {table}: unknown WITH option {other}; the options are {WITH_KEYS} (other table \
+                     properties are set with `varve alter --set`)"
+                )))
+            }
+        }
+    }
+    match time {
+        Some(t) => Ok(TableContract::time_series(t)
+            .with_series_key(key)
+            .with_partitioning(partition.unwrap_or(Partitioning::Day))
+            .with_dedup(dedup)),
+        None if !key.is_empty() || partition.is_some() || dedup != Dedup::None => Err(Error::invalid(format!(
+            "CREATE TABLE {table}: series_key, partition and dedup need time_column (they order, cut and match rows \
+             by time)"
+        ))),
+        None => Ok(TableContract::default()),
+    }
+}
+
+/// The `ALTER TABLE` column changes.
+fn column_changes(ops: &[AlterTableOperation]) -> Result<Vec<ColumnChange>> {
+    let mut changes = Vec::new();
+    for op in ops {
+        match op {
+            AlterTableOperation::AddColumn { column_def, .. } if !column_def.options.is_empty() => {
+                return Err(Error::invalid(format!(
+                    "ALTER TABLE ... ADD COLUMN {}: column options (NOT NULL, DEFAULT, ...) are not supported; \
+                     a new column is nullable and rows written before read NULL",
+                    column_def.name.value
+                )))
+            }
+            AlterTableOperation::AddColumn { column_def, .. } => changes.push(ColumnChange::Add {
+                name: column_def.name.value.clone(),
+                data_type: crate::format::parse_type(&column_def.data_type.to_string())?,
+            }),
+            AlterTableOperation::RenameColumn {
+                old_column_name,
+                new_column_name,
+            } => changes.push(ColumnChange::Rename {
+                from: old_column_name.value.clone(),
+                to: new_column_name.value.clone(),
+            }),
+            AlterTableOperation::DropColumn { column_names, .. } => changes.extend(
+                column_names
+                    .iter()
+                    .map(|c| ColumnChange::Drop { name: c.value.clone() }),
+            ),
+            AlterTableOperation::AlterColumn {
+                column_name,
+                op: AlterColumnOperation::SetDataType { data_type, .. },
+            } => changes.push(ColumnChange::Widen {
+                name: column_name.value.clone(),
+                to: crate::format::parse_type(&data_type.to_string())?,
+            }),
+            other => {
+                return Err(Error::invalid(format!(
+                    "ALTER TABLE ... {other} is not supported: Varve alters columns (ADD COLUMN, RENAME \
+                     COLUMN, DROP COLUMN, ALTER COLUMN ... TYPE); table properties change with `varve alter \
+                     --set`"
+                )))
+            }
+        }
+    }
+    Ok(changes)
+}
+
+/// Runs `ddl`; the result has no rows, except `CREATE TABLE ... AS`, which answers like `INSERT`
+/// (one row, the rows written). `ctx` plans the query of `CREATE TABLE ... AS`.
+///
+/// Errors: the engine call's (for example [`crate::ErrorKind::AlreadyExists`],
+/// [`crate::ErrorKind::NotFound`]); a `CREATE TABLE ... AS` whose insert fails drops the table it
+/// created, so nothing is left behind.
+pub(crate) async fn run(
+    ddl: Ddl,
+    storage: &Storage,
+    cache: &Arc<ManifestCache>,
+    ctx: &SessionContext,
+    limits: &QueryOptions,
+) -> Result<DataFrame> {
+    let empty = |column: &str| format!("SELECT 1 AS {column} WHERE false");
+    match ddl {
+        Ddl::Alter { table, changes } => {
+            crate::commit::evolve_schema(storage, cache, &table, &changes).await?;
+            Ok(ctx.sql(&empty("altered")).await?)
+        }
+        Ddl::CreateTable {
+            table,
+            if_not_exists,
+            columns,
+            contract,
+            query,
+        } => {
+            if if_not_exists && lake_catalog::current_version(storage, &table).await?.is_some() {
+                return Ok(ctx.sql(&empty("created")).await?);
+            }
+            let Some(query) = query else {
+                lake_catalog::create(storage, &table, &Schema::new(columns), &contract).await?;
+                return Ok(ctx.sql(&empty("created")).await?);
+            };
+            let planned = ctx.sql(&query).await?;
+            let fields: Vec<Field> = planned
+                .schema()
+                .as_arrow()
+                .fields()
+                .iter()
+                .map(|f| f.as_ref().clone().with_nullable(true))
+                .collect();
+            lake_catalog::create(storage, &table, &Schema::new(fields), &contract).await?;
+            let insert = format!("INSERT INTO {table} {query}");
+            let written = async {
+                let prepared = Box::pin(crate::query::session::prepare(storage, cache, &insert, limits)).await?;
+                prepared.collect(limits).await
+            }
+            .await;
+            match written {
+                Ok(batches) => Ok(ctx.read_batches(batches)?),
+                Err(e) => {
+                    let _ = lake_catalog::drop_table(storage, &table).await;
+                    Err(e.context(format!("CREATE TABLE {table} AS: the table was not kept")))
+                }
+            }
+        }
+        Ddl::DropTable { tables, if_exists } => {
+            for t in &tables {
+                match lake_catalog::drop_table(storage, t).await {
+                    Ok(_) => {}
+                    Err(e) if if_exists && e.kind() == crate::ErrorKind::NotFound => {}
+                    Err(e) => return Err(e),
+                }
+            }
+            Ok(ctx.sql(&empty("dropped")).await?)
+        }
+        Ddl::CreateSchema { name, if_not_exists } => {
+            lake_catalog::create_namespace(storage, &name, if_not_exists).await?;
+            Ok(ctx.sql(&empty("created")).await?)
+        }
+        Ddl::DropSchema {
+            names,
+            if_exists,
+            cascade,
+        } => {
+            for n in &names {
+                lake_catalog::drop_namespace(storage, n, if_exists, cascade).await?;
+            }
+            Ok(ctx.sql(&empty("dropped")).await?)
+        }
+    }
+}
