@@ -46,6 +46,7 @@ fn import_args(table: &str, file: PathBuf) -> ImportArgs {
         rename_duplicates: false,
         quiet: false,
         no_maintain: false,
+        strict_types: false,
     }
 }
 

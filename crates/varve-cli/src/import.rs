@@ -101,6 +101,11 @@ pub(crate) struct ImportArgs {
     /// varve.compact-min-files small files.
     #[arg(long)]
     pub(crate) no_maintain: bool,
+    /// Refuse to create a table with a CSV/TSV column that would be text although at least 90%
+    /// of its values are numbers or times (a missing-value spelling such as nil made it text);
+    /// without it the import keeps the column as text and says so.
+    #[arg(long)]
+    pub(crate) strict_types: bool,
 }
 
 impl From<InputFormat> for varve::InputFormat {
@@ -182,6 +187,7 @@ pub(crate) async fn run(lake: &Lake, args: ImportArgs) -> Result<()> {
         batch_id: args.batch_id.clone(),
         note: args.note.clone(),
         no_maintain: args.no_maintain,
+        strict_types: args.strict_types,
     };
     let inputs: Vec<Input> = args
         .files
@@ -200,6 +206,15 @@ pub(crate) async fn run(lake: &Lake, args: ImportArgs) -> Result<()> {
     let report = report?;
     if let Some(note) = &report.contract_note {
         eprintln!("note: {note}");
+    }
+    for (column, m) in &report.mostly_typed_text {
+        let fix: Vec<String> = m.spellings.iter().map(|(s, _)| format!("--null-value {s:?}")).collect();
+        eprintln!(
+            "warning: {}; give {} to read them as NULL (the column stays text in this table: re-import to change it), \
+             or --strict-types to refuse such columns",
+            m.describe(column),
+            fix.join(" ")
+        );
     }
     if let Some(note) = &report.partition_note {
         if !args.quiet {

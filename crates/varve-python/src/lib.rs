@@ -251,7 +251,7 @@ impl NativeLake {
     #[pyo3(signature = (name, paths, format=None, time_columns=Vec::new(), time_name="time".to_string(),
         series_key=Vec::new(), partition=None, plain=false, null_values=Vec::new(), delimiter=None,
         skip_rows=0, time_format=None, timezone=None, time_unit=None, truncate_ns=false,
-        rename_duplicates=false, batch_id=None, note=None, dedup="none".to_string()))]
+        rename_duplicates=false, batch_id=None, note=None, dedup="none".to_string(), strict_types=false))]
     #[allow(clippy::too_many_arguments)]
     fn import_files<'py>(
         &self,
@@ -275,6 +275,7 @@ impl NativeLake {
         batch_id: Option<String>,
         note: Option<String>,
         dedup: String,
+        strict_types: bool,
     ) -> PyResult<Bound<'py, PyAny>> {
         let format = format.map(|f| f.parse::<InputFormat>()).transpose().map_err(to_py)?;
         let delimiter = match delimiter.as_deref() {
@@ -312,6 +313,7 @@ impl NativeLake {
             batch_id,
             note,
             no_maintain: false,
+            strict_types,
         };
         let report = self.run(py, move |lake| async move {
             let inputs: Vec<Input> = paths

@@ -48,6 +48,10 @@ pub struct ImportOptions {
     pub note: Option<String>,
     /// Skip inline compaction after the import (see [`AppendOptions::no_maintain`]).
     pub no_maintain: bool,
+    /// Refuse to create a table with a text column whose values are mostly numbers or times
+    /// ([`Input::mostly_typed_text`]) instead of reporting it in
+    /// [`ImportReport::mostly_typed_text`].
+    pub strict_types: bool,
 }
 
 impl Default for ImportOptions {
@@ -63,6 +67,7 @@ impl Default for ImportOptions {
             batch_id: None,
             note: None,
             no_maintain: false,
+            strict_types: false,
         }
     }
 }
@@ -83,6 +88,9 @@ pub struct ImportReport {
     /// Set when the import created a time-series table and chose its partition granularity from
     /// the data: the choice and why, e.g. `partition year: 12154 rows over 48.3 years`.
     pub partition_note: Option<String>,
+    /// Set when the import created the table: its text columns whose sampled values are mostly
+    /// numbers or times (a missing-value spelling such as `nil` made them text).
+    pub mostly_typed_text: Vec<(String, crate::MostlyTyped)>,
 }
 
 /// Imports `inputs` into `table` in one commit; creates the table from the first input when it
@@ -106,6 +114,17 @@ pub async fn import(
     if lake.table_exists(table).await? {
         report.contract_note = contract_note(lake, table, opts).await?;
     } else {
+        let notes = first.mostly_typed_text().to_vec();
+        if opts.strict_types && !notes.is_empty() {
+            let lines: Vec<String> = notes.iter().map(|(c, m)| m.describe(c)).collect();
+            return Err(Error::invalid(format!(
+                "{}: {} (strict types: nothing was imported; give the missing-value spelling as a null value, or \
+                 import without strict types to keep the column as text)",
+                first.name(),
+                lines.join("; ")
+            )));
+        }
+        report.mostly_typed_text = notes;
         let schema = new_table_schema(first, opts);
         let mut contract = new_table_contract(first, &schema, opts)?;
         if let (Some(time), None) = (contract.time_column.clone(), opts.partition) {

@@ -76,7 +76,7 @@ pub use error::{Error, ErrorKind, Result};
 pub use format::properties::{parse_bytes, parse_duration};
 pub use format::{parse_type, ColumnChange, Dedup, Partitioning, TableContract, PARTITION_ROWS};
 pub use import::{import, ImportOptions, ImportReport};
-pub use input::{Input, InputFormat, TextOptions};
+pub use input::{Input, InputFormat, MostlyTyped, TextOptions};
 pub use lake::{Lake, QueryResult, SnapshotInfo, TableAppender, TableDescription, TableInfo};
 pub use maintain::delete::DeleteReport;
 pub use maintain::{MaintainOptions, MaintainProgress, MaintainReport, ProgressFn, DEFAULT_ORPHAN_AGE};

@@ -12,7 +12,7 @@ use varve::arrow::util::display::array_value_to_string;
 use varve::Lake;
 use varve_testkit::{assert_readers_agree, data_file, duckdb, Backend};
 
-use crate::varve_ok;
+use crate::{varve_err, varve_ok};
 
 /// Relative tolerance of sums (the engines add in different orders).
 const REL: f64 = 1e-9;
@@ -275,6 +275,52 @@ fn cgm_duck(time_expr: &str) -> String {
          FROM {}",
         read_csv(&data_file("CGM.csv.gz"), CGM_CSV)
     )
+}
+
+/// Without --null-value, `isig` is text because of its 'nil's: the import says so and how to fix
+/// it, `--strict-types` refuses, and `avg(isig)` gives a plain error naming the column.
+#[test]
+fn cgm_mostly_numeric_text_is_reported() {
+    let backend = Backend::local();
+    let file = data_file("CGM.csv.gz");
+    let mut args = backend.cli_args();
+    args.extend([
+        "import".to_string(),
+        "cgm".into(),
+        file.display().to_string(),
+        "--time-column".into(),
+        "datetime".into(),
+    ]);
+    let strict: Vec<String> = args.iter().cloned().chain(["--strict-types".to_string()]).collect();
+    let strict: Vec<&str> = strict.iter().map(String::as_str).collect();
+    let err = varve_err(&strict);
+    assert!(
+        err.contains("column isig is text") && err.contains("\"nil\" (1061 rows)"),
+        "{err}"
+    );
+    assert!(
+        cli(&backend, &["ls"]).trim().is_empty(),
+        "strict types imported something"
+    );
+
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let o = crate::varve(&args);
+    assert!(o.status.success());
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        stderr.contains("warning: column isig is text, though 98.0% of 52281 sampled values are numbers (Float64)")
+            && stderr.contains("--null-value \"nil\""),
+        "{stderr}"
+    );
+    let mut q = backend.cli_args();
+    q.extend(["sql".to_string(), "SELECT avg(isig) FROM cgm".into()]);
+    let q: Vec<&str> = q.iter().map(String::as_str).collect();
+    let err = varve_err(&q);
+    assert!(
+        err.starts_with("error: avg needs a number; column isig is text."),
+        "{err}"
+    );
+    assert!(!err.contains("bug report"), "{err}");
 }
 
 const CGM_EXACT: usize = 3;

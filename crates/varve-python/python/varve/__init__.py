@@ -504,6 +504,7 @@ class Lake:
         batch_id: Optional[str] = None,
         note: Optional[str] = None,
         dedup: str = "none",
+        strict_types: bool = False,
     ) -> Dict[str, Any]:
         """Imports files into a table in one commit, decoded as ``varve import`` decodes them.
 
@@ -528,10 +529,15 @@ class Lake:
             rename_duplicates: read a repeated header name as ``name_2`` instead of refusing.
             batch_id, note: as in :meth:`Table.append`.
             dedup: of a new table, as in :meth:`Lake.create_table`.
+            strict_types: refuse to create a table with a CSV/TSV column that would be text
+                although at least 90% of its values are numbers or times (a missing-value
+                spelling such as ``nil`` made it text); without it such columns are listed in
+                ``mostly_typed_text`` and stay text.
 
         Returns:
             ``{"append": {... as Table.append ...}, "created", "collided_keys", "contract_note",
-            "partition_note"}``.
+            "partition_note", "mostly_typed_text"}``; ``mostly_typed_text`` is a list of
+            ``[column, {"would_be", "typed_values", "text_values", "spellings"}]``.
 
         Raises:
             NotFoundError: a file does not exist.
@@ -548,7 +554,7 @@ class Lake:
         return self._handle.import_files(
             name, [os.fspath(p) for p in paths], format, times, time_name, list(series_key), partition, plain,
             list(null_values), delimiter, skip_rows, time_format, timezone, time_unit, truncate_ns,
-            rename_duplicates, batch_id, note, dedup,
+            rename_duplicates, batch_id, note, dedup, strict_types,
         )
 
     @_native

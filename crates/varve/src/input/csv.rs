@@ -18,7 +18,7 @@ use crate::error::{Error, Result};
 use crate::write::align::cast_checked;
 
 use super::columns::header_names;
-use super::infer::Guess;
+use super::infer::{Guess, MostlyTyped};
 use super::source::{io_error, open_text, TextReader};
 use super::{Batches, Input, InputFormat, Progress, BATCH_ROWS, INFER_ROWS};
 
@@ -242,8 +242,9 @@ fn field_count_error(input: &Input, rec: &Record, expected: usize) -> Error {
     ))
 }
 
-/// The columns of a CSV/TSV input with types inferred from its first [`INFER_ROWS`] records.
-pub(crate) fn infer_schema(input: &Input) -> Result<Schema> {
+/// The columns of a CSV/TSV input with types inferred from its first [`INFER_ROWS`] records, and
+/// the text columns whose values are mostly numbers or times.
+pub(crate) fn infer_schema(input: &Input) -> Result<(Schema, Vec<(String, MostlyTyped)>)> {
     let (mut r, names) = open(input, None)?;
     let mut guesses = vec![Guess::default(); names.len()];
     let mut rec = Record::default();
@@ -259,13 +260,19 @@ pub(crate) fn infer_schema(input: &Input) -> Result<Schema> {
         }
         rows += 1;
     }
-    Ok(Schema::new(
+    let notes = names
+        .iter()
+        .zip(&guesses)
+        .filter_map(|(n, g)| g.mostly_typed().map(|m| (n.clone(), m)))
+        .collect();
+    let schema = Schema::new(
         names
             .iter()
             .zip(&guesses)
             .map(|(n, g)| Field::new(n, g.data_type(), true))
             .collect::<Vec<_>>(),
-    ))
+    );
+    Ok((schema, notes))
 }
 
 /// Batches of the input's records: text for columns `table` has (or every column when `table`

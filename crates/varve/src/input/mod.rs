@@ -31,6 +31,7 @@ use crate::error::Result;
 
 pub use columns::join_time_columns;
 pub use detect::InputFormat;
+pub use infer::MostlyTyped;
 
 /// Rows read to infer the column types of a text input.
 pub const INFER_ROWS: usize = 100_000;
@@ -73,6 +74,7 @@ pub struct Input {
     format: InputFormat,
     text: TextOptions,
     schema: SchemaRef,
+    mostly_typed: Vec<(String, MostlyTyped)>,
 }
 
 impl Input {
@@ -107,9 +109,14 @@ impl Input {
             format,
             text: text.clone(),
             schema: Arc::new(Schema::empty()),
+            mostly_typed: vec![],
         };
         input.schema = Arc::new(match format {
-            InputFormat::Csv | InputFormat::Tsv => csv::infer_schema(&input)?,
+            InputFormat::Csv | InputFormat::Tsv => {
+                let (schema, notes) = csv::infer_schema(&input)?;
+                input.mostly_typed = notes;
+                schema
+            }
             InputFormat::Ndjson => ndjson::infer_schema(&input)?,
             InputFormat::Parquet => parquet::schema(&input)?,
         });
@@ -129,6 +136,14 @@ impl Input {
     /// The input's columns with inferred types: the schema a new table made from it gets.
     pub fn schema(&self) -> &SchemaRef {
         &self.schema
+    }
+
+    /// CSV/TSV columns inferred as text although at least 90% of their sampled values are numbers
+    /// or times (see [`MostlyTyped`]): the column name and what the values are. A new table would
+    /// store these columns as text; a missing-value spelling given to
+    /// [`TextOptions::null_values`] usually fixes it.
+    pub fn mostly_typed_text(&self) -> &[(String, MostlyTyped)] {
+        &self.mostly_typed
     }
 
     /// The input's size in bytes as stored (compressed when gzip).
