@@ -7,6 +7,7 @@ mod demo;
 mod import;
 mod maintain;
 mod output;
+mod table;
 
 use std::collections::HashMap;
 use std::path::PathBuf;

@@ -10,7 +10,6 @@ use std::path::Path;
 
 use clap::ValueEnum;
 use varve::arrow::array::RecordBatch;
-use varve::arrow::util::pretty::pretty_format_batches;
 use varve::{Error, Lake, QueryResult, Result, SnapshotInfo};
 
 /// Result formats.
@@ -100,12 +99,9 @@ pub(crate) fn write_batches(
 ) -> Result<()> {
     match format {
         OutputFormat::Table => {
-            if batches.iter().all(|b| b.num_rows() == 0) {
-                let names: Vec<&str> = schema.fields().iter().map(|f| f.name().as_str()).collect();
-                writeln!(sink, "({}) 0 rows", names.join(", ")).map_err(io)?;
-                return Ok(());
-            }
-            writeln!(sink, "{}", pretty_format_batches(batches)?).map_err(io)?;
+            let explain = schema.fields().len() == 2 && schema.field(0).name() == "plan_type";
+            let text = crate::table::render(schema, batches, crate::table::available_width(), explain)?;
+            writeln!(sink, "{text}").map_err(io)?;
         }
         OutputFormat::Csv => {
             let mut w = varve::arrow::csv::WriterBuilder::new().with_header(true).build(sink);
