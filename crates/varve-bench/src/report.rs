@@ -193,7 +193,7 @@ fn ms(v: f64) -> String {
     }
 }
 
-fn mib(b: u64) -> String {
+pub(crate) fn mib(b: u64) -> String {
     format!("{:.1}", b as f64 / (1024.0 * 1024.0))
 }
 
@@ -282,29 +282,7 @@ pub fn markdown(
             s,
             "\n## Maintenance (`Lake::maintain` on every table, in a fresh process)\n"
         );
-        let _ = writeln!(
-            s,
-            "| seconds | rows rewritten | rows/s | partitions compacted | files before | files after | MiB before | MiB after | peak RSS MiB | PUT | GET/ranged/HEAD/LIST |"
-        );
-        let _ = writeln!(s, "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
-        let _ = writeln!(
-            s,
-            "| {:.2} | {} | {:.0} | {} | {} | {} | {} | {} | {} | {} | {} |",
-            m.seconds,
-            m.rows_rewritten,
-            m.rows_per_s,
-            m.partitions_compacted,
-            m.files_before,
-            m.files_after,
-            mib(m.bytes_before),
-            mib(m.bytes_after),
-            mib(m.peak_rss_bytes),
-            m.requests.put,
-            reads(&m.requests)
-        );
-        if !m.skipped.is_empty() {
-            let _ = writeln!(s, "\nskipped: {}", m.skipped.join("; "));
-        }
+        maintenance_table(&mut s, m);
     }
     let _ = writeln!(s, "\n## Queries\n");
     let _ = writeln!(
@@ -434,4 +412,31 @@ fn phase_ratios(s: &mut String, queries: &[QueryRecord]) {
         })
         .collect();
     let _ = writeln!(s, "| **geomean** | | {} |", g.join(" | "));
+}
+
+/// The Markdown table of one maintenance step (`varve-bench run --maintain`, `varve-bench writes`).
+pub fn maintenance_table(s: &mut String, m: &MaintainRecord) {
+    let _ = writeln!(
+        s,
+        "| seconds | rows rewritten | rows/s | partitions compacted | files before | files after | MiB before | MiB after | peak RSS MiB | PUT | GET/ranged/HEAD/LIST |"
+    );
+    let _ = writeln!(s, "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+    let _ = writeln!(
+        s,
+        "| {:.2} | {} | {:.0} | {} | {} | {} | {} | {} | {} | {} | {} |",
+        m.seconds,
+        m.rows_rewritten,
+        m.rows_per_s,
+        m.partitions_compacted,
+        m.files_before,
+        m.files_after,
+        mib(m.bytes_before),
+        mib(m.bytes_after),
+        mib(m.peak_rss_bytes),
+        m.requests.put,
+        reads(&m.requests)
+    );
+    if !m.skipped.is_empty() {
+        let _ = writeln!(s, "\nskipped: {}", m.skipped.join("; "));
+    }
 }

@@ -539,10 +539,6 @@ fn compaction(
     })
 }
 
-fn mib(b: u64) -> String {
-    format!("{:.1}", b as f64 / 1048576.0)
-}
-
 /// The Markdown summary of a run.
 pub fn markdown(r: &WritesResult) -> String {
     let mut s = String::new();
@@ -605,28 +601,12 @@ pub fn markdown(r: &WritesResult) -> String {
         let _ = writeln!(s, "| **geomean** | | | {:.2} | |", m.geomean_ratio);
     }
     if let Some(c) = &r.compaction {
-        let m = &c.maintain;
         let _ = writeln!(
             s,
             "\n## Compaction of one day partition (`maintain` in a fresh process)\n"
         );
-        let _ = writeln!(
-            s,
-            "| rows | files before | MiB before | files after | MiB after | seconds | rows/s | peak RSS MiB |"
-        );
-        let _ = writeln!(s, "|---:|---:|---:|---:|---:|---:|---:|---:|");
-        let _ = writeln!(
-            s,
-            "| {} | {} | {} | {} | {} | {:.2} | {:.0} | {} |",
-            c.rows,
-            m.files_before,
-            mib(m.bytes_before),
-            m.files_after,
-            mib(m.bytes_after),
-            m.seconds,
-            m.rows_per_s,
-            mib(m.peak_rss_bytes)
-        );
+        let _ = writeln!(s, "{} rows in {} files of its appends.\n", c.rows, c.appends);
+        report::maintenance_table(&mut s, &c.maintain);
     }
     s
 }
