@@ -10,6 +10,7 @@ mod output;
 mod table;
 
 use std::collections::HashMap;
+use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -82,6 +83,9 @@ enum Command {
     Drop {
         /// The table.
         table: String,
+        /// Do not ask for confirmation (on a terminal `drop` asks first; off one it never asks).
+        #[arg(long, short = 'y')]
+        yes: bool,
     },
     /// Create a lake in a fresh directory, import real data and run example queries.
     Demo {
@@ -251,10 +255,28 @@ async fn run(cli: Cli) -> varve::Result<()> {
             output::write_result(&r, format, None)
         }
         Command::History { table } => output::print_history(&lake.history(&table).await?),
-        Command::Drop { table } => {
+        Command::Drop { table, yes } => {
+            let ident = varve::TableIdent::parse(&table)?;
+            let info = lake.info(&table).await?;
+            let what = format!(
+                "{ident} ({} rows in {} data files, {})",
+                info.rows,
+                info.live_files,
+                output::human_bytes(info.bytes)
+            );
+            if !yes && std::io::stdin().is_terminal() && std::io::stderr().is_terminal() {
+                eprint!("drop table {what} and delete all its files and snapshots? [y/N] ");
+                let mut answer = String::new();
+                std::io::stdin()
+                    .read_line(&mut answer)
+                    .map_err(|e| varve::Error::invalid(format!("reading the answer: {e}")))?;
+                if !matches!(answer.trim(), "y" | "Y" | "yes" | "YES" | "Yes") {
+                    eprintln!("not dropped");
+                    return Ok(());
+                }
+            }
             lake.drop_table(&table).await?;
-            eprintln!("dropped {}", varve::TableIdent::parse(&table)?);
-            Ok(())
+            output::line(&format!("dropped {what}"))
         }
         Command::Demo { .. } => unreachable!("handled above"),
     }
@@ -283,6 +305,5 @@ async fn create(lake: &Lake, args: CreateArgs) -> varve::Result<()> {
         None => TableContract::default(),
     };
     let d = lake.create_table(&args.table, &Schema::new(fields), &contract).await?;
-    eprintln!("created {} at {}", d.ident, d.location);
-    Ok(())
+    output::line(&format!("created {} at {}", d.ident, d.location))
 }

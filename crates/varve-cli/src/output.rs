@@ -114,11 +114,14 @@ pub(crate) fn write_batches(
             }
         }
         OutputFormat::Json => {
-            let mut w = varve::arrow::json::ArrayWriter::new(sink);
+            let mut w = varve::arrow::json::ArrayWriter::new(&mut *sink);
             for b in batches {
                 w.write(b)?;
             }
             w.finish()?;
+            drop(w);
+            // A JSON document on a terminal or in a file ends with a newline, as text does.
+            writeln!(sink).map_err(io)?;
         }
         OutputFormat::Ndjson => {
             let mut w = varve::arrow::json::LineDelimitedWriter::new(sink);

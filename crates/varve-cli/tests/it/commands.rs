@@ -36,7 +36,7 @@ fn create_insert_query_in_every_format() {
     let dir = tempfile::tempdir().unwrap();
     let lake = dir.path().join("lake");
     let lake = lake.to_str().unwrap();
-    varve_ok(&[
+    let created = varve_ok(&[
         "--lake",
         lake,
         "create",
@@ -54,6 +54,7 @@ fn create_insert_query_in_every_format() {
         "--partition",
         "hour",
     ]);
+    assert!(created.starts_with("created iot.temps at "), "{created}");
     assert_eq!(varve_ok(&["--lake", lake, "ls"]).trim(), "iot.temps");
     let e = varve_err(&["--lake", lake, "create", "iot.temps", "-c", "ts:timestamptz"]);
     assert!(e.contains("exists already"), "{e}");
@@ -120,6 +121,7 @@ fn create_insert_query_in_every_format() {
     let full = varve_ok(&["--lake", lake, "sql", wide, "--format", "table"]);
     assert!(full.contains("xxx…") && !full.contains(&"x".repeat(60)), "{full}");
     let json = varve_ok(&["--lake", lake, "sql", q, "--format", "json"]);
+    assert!(json.ends_with("]\n"), "{json}");
     let v: serde_json::Value = serde_json::from_str(&json).unwrap();
     assert_eq!(v[1]["sensor"], "s2");
     let nd = varve_ok(&["--lake", lake, "sql", q, "--format", "ndjson"]);
@@ -154,7 +156,12 @@ fn create_insert_query_in_every_format() {
     ]);
     assert!(explain.contains("1 of 2 data files read, 1 pruned"), "{explain}");
 
-    varve_ok(&["--lake", lake, "drop", "iot.temps"]);
+    // Off a terminal drop does not ask; it says what it deleted, on stdout.
+    let dropped = varve_ok(&["--lake", lake, "drop", "iot.temps"]);
+    assert!(
+        dropped.starts_with("dropped iot.temps (3 rows in 2 data files, "),
+        "{dropped}"
+    );
     assert_eq!(varve_ok(&["--lake", lake, "ls"]).trim(), "");
 }
 
