@@ -11,7 +11,7 @@ use std::io::IsTerminal;
 
 use comfy_table::{Cell, CellAlignment, Table};
 use varve::arrow::array::RecordBatch;
-use varve::arrow::datatypes::{DataType, SchemaRef};
+use varve::arrow::datatypes::SchemaRef;
 use varve::arrow::util::display::{ArrayFormatter, FormatOptions};
 use varve::Result;
 
@@ -38,10 +38,6 @@ fn cut(s: String) -> String {
     let mut out: String = s.chars().take(MAX_CELL_CHARS - 1).collect();
     out.push('…');
     out
-}
-
-fn is_number(t: &DataType) -> bool {
-    t.is_numeric()
 }
 
 /// Renders `batches` as a table at most `width` characters wide (when given), with a row-count
@@ -90,7 +86,7 @@ pub(crate) fn render(schema: &SchemaRef, batches: &[RecordBatch], width: Option<
     }
     for (k, c) in shown.iter().enumerate() {
         if let (Some(i), Some(col)) = (c, t.column_mut(k)) {
-            if is_number(schema.field(*i).data_type()) {
+            if schema.field(*i).data_type().is_numeric() {
                 col.set_cell_alignment(CellAlignment::Right);
             }
         }

@@ -106,6 +106,8 @@ pub(crate) struct Appender {
     cache: Arc<ManifestCache>,
     base: LoadedTable,
     contract: TableContract,
+    /// The table's file settings (row groups, encoder threads, compaction), read once at open.
+    settings: MaintenanceSettings,
     schema: Schema,
     arrow_schema: SchemaRef,
     added: Vec<String>,
@@ -129,6 +131,7 @@ impl Appender {
         opts: AppendOptions,
     ) -> Result<Appender> {
         let contract = base.contract()?;
+        let settings = MaintenanceSettings::from_properties(base.metadata.properties())?;
         let schema = base.metadata.current_schema().as_ref().clone();
         let arrow_schema = schema::to_arrow(&schema)?;
         let keys = match contract.dedup {
@@ -140,6 +143,7 @@ impl Appender {
             cache,
             base,
             contract,
+            settings,
             schema,
             arrow_schema,
             added: vec![],
@@ -226,7 +230,7 @@ impl Appender {
             self.replace_own_keys(&runs).await?;
         }
         let table_prefix = self.base.ident.prefix();
-        let settings = MaintenanceSettings::from_properties(self.base.metadata.properties())?;
+        let settings = &self.settings;
         let encoded: Vec<(Path, Bytes, DataFile)> = runs
             .iter()
             .map(|run| {
@@ -279,7 +283,6 @@ impl Appender {
         }
         let flush_keys = Arc::new(flush_keys);
         let partitions: Vec<Option<i32>> = runs.iter().map(|r| r.partition).collect();
-        let settings = MaintenanceSettings::from_properties(self.base.metadata.properties())?;
         let mut i = 0;
         while i < self.files.len() {
             let f = self.files[i].clone();
@@ -293,7 +296,7 @@ impl Appender {
                 table_prefix: self.base.ident.prefix(),
                 schema: self.arrow_schema.clone(),
                 contract: &self.contract,
-                settings: &settings,
+                settings: &self.settings,
                 partition: p,
             };
             match dedup::resolve(&job, &f, &flush_keys).await? {
@@ -362,22 +365,12 @@ impl Appender {
         let mut partitions: Vec<Option<i32>> = txn.added.iter().map(crate::format::manifest::partition_of).collect();
         partitions.sort();
         partitions.dedup();
-        let settings = match self.keys.is_some() {
-            true => match MaintenanceSettings::from_properties(self.base.metadata.properties()) {
-                Ok(s) => Some(s),
-                Err(e) => {
-                    self.storage.delete_quietly(&self.uploaded).await;
-                    return Err(e);
-                }
-            },
-            false => None,
-        };
         txn.uploaded = std::mem::take(&mut self.uploaded);
-        let lww = match (self.keys.take(), settings) {
-            (Some(keys), Some(settings)) => {
+        let lww = match self.keys.take() {
+            Some(keys) => {
                 let hook = Arc::new(LastWriteWins::new(
                     self.contract.clone(),
-                    settings,
+                    self.settings.clone(),
                     txn.added.clone(),
                     txn.uploaded.clone(),
                     Arc::new(keys),
@@ -385,7 +378,7 @@ impl Appender {
                 txn.rebase = Some(hook.clone());
                 Some(hook)
             }
-            _ => None,
+            None => None,
         };
         txn.batch_id = self.opts.batch_id.clone();
         txn.note = self.opts.note.clone();

@@ -13,6 +13,9 @@ use crate::error::{Error, ErrorKind};
 use crate::query::provider::{QueryEnv, VarveTable};
 use crate::query::time_travel::{split_name, AsOf};
 
+/// The catalog name tables are registered under (`varve.<namespace>.<table>`).
+pub(crate) const CATALOG: &str = "varve";
+
 /// The lake's namespaces, listed when the session starts.
 #[derive(Debug)]
 pub(crate) struct LakeCatalog {

@@ -3,7 +3,8 @@
 //! for column changes. Statements are recognised here before DataFusion plans them and run when
 //! planned, as DataFusion's own DDL does, through the engine calls the CLI uses
 //! (`catalog::create`, `catalog::drop_table`, `catalog::create_namespace`,
-//! `commit::evolve_schema`). Any other statement is left to DataFusion.
+//! `commit::evolve_schema`); the insert of `CREATE TABLE ... AS` is left to the session, which
+//! runs statements. Any other statement is left to DataFusion.
 
 use std::sync::Arc;
 
@@ -19,7 +20,7 @@ use datafusion::sql::sqlparser::ast::{
 use crate::catalog::{self as lake_catalog, ManifestCache, TableIdent};
 use crate::error::{Error, Result};
 use crate::format::{ColumnChange, Dedup, Partitioning, TableContract};
-use crate::query::session::{QueryOptions, CATALOG};
+use crate::query::catalog::CATALOG;
 use crate::storage::Storage;
 
 /// A DDL statement Varve runs itself.
@@ -349,24 +350,26 @@ fn column_changes(ops: &[AlterTableOperation]) -> Result<Vec<ColumnChange>> {
     Ok(changes)
 }
 
-/// Runs `ddl`; the result has no rows, except `CREATE TABLE ... AS`, which answers like `INSERT`
-/// (one row, the rows written). `ctx` plans the query of `CREATE TABLE ... AS`.
+/// What running a DDL statement left to do.
+pub(crate) enum Ran {
+    /// Done; the statement's result (no rows).
+    Done(Box<DataFrame>),
+    /// `CREATE TABLE ... AS`: the table was created empty; the session runs `insert` (an `INSERT
+    /// INTO table <query>`) and, if it fails, drops the table again ([`undo_create`]).
+    Fill { table: TableIdent, insert: String },
+}
+
+/// Runs `ddl`; `ctx` plans the query of `CREATE TABLE ... AS` (for its columns).
 ///
 /// Errors: the engine call's (for example [`crate::ErrorKind::AlreadyExists`],
-/// [`crate::ErrorKind::NotFound`]); a `CREATE TABLE ... AS` whose insert fails drops the table it
-/// created, so nothing is left behind.
-pub(crate) async fn run(
-    ddl: Ddl,
-    storage: &Storage,
-    cache: &Arc<ManifestCache>,
-    ctx: &SessionContext,
-    limits: &QueryOptions,
-) -> Result<DataFrame> {
+/// [`crate::ErrorKind::NotFound`]).
+pub(crate) async fn run(ddl: Ddl, storage: &Storage, cache: &Arc<ManifestCache>, ctx: &SessionContext) -> Result<Ran> {
     let empty = |column: &str| format!("SELECT 1 AS {column} WHERE false");
+    let done = |df: DataFrame| Ok(Ran::Done(Box::new(df)));
     match ddl {
         Ddl::Alter { table, changes } => {
             crate::commit::evolve_schema(storage, cache, &table, &changes).await?;
-            Ok(ctx.sql(&empty("altered")).await?)
+            done(ctx.sql(&empty("altered")).await?)
         }
         Ddl::CreateTable {
             table,
@@ -376,11 +379,11 @@ pub(crate) async fn run(
             query,
         } => {
             if if_not_exists && lake_catalog::current_version(storage, &table).await?.is_some() {
-                return Ok(ctx.sql(&empty("created")).await?);
+                return done(ctx.sql(&empty("created")).await?);
             }
             let Some(query) = query else {
                 lake_catalog::create(storage, &table, &Schema::new(columns), &contract).await?;
-                return Ok(ctx.sql(&empty("created")).await?);
+                return done(ctx.sql(&empty("created")).await?);
             };
             let planned = ctx.sql(&query).await?;
             let fields: Vec<Field> = planned
@@ -392,18 +395,7 @@ pub(crate) async fn run(
                 .collect();
             lake_catalog::create(storage, &table, &Schema::new(fields), &contract).await?;
             let insert = format!("INSERT INTO {table} {query}");
-            let written = async {
-                let prepared = Box::pin(crate::query::session::prepare(storage, cache, &insert, limits)).await?;
-                prepared.collect(limits).await
-            }
-            .await;
-            match written {
-                Ok(batches) => Ok(ctx.read_batches(batches)?),
-                Err(e) => {
-                    let _ = lake_catalog::drop_table(storage, &table).await;
-                    Err(e.context(format!("CREATE TABLE {table} AS: the table was not kept")))
-                }
-            }
+            Ok(Ran::Fill { table, insert })
         }
         Ddl::DropTable { tables, if_exists } => {
             for t in &tables {
@@ -413,11 +405,11 @@ pub(crate) async fn run(
                     Err(e) => return Err(e),
                 }
             }
-            Ok(ctx.sql(&empty("dropped")).await?)
+            done(ctx.sql(&empty("dropped")).await?)
         }
         Ddl::CreateSchema { name, if_not_exists } => {
             lake_catalog::create_namespace(storage, &name, if_not_exists).await?;
-            Ok(ctx.sql(&empty("created")).await?)
+            done(ctx.sql(&empty("created")).await?)
         }
         Ddl::DropSchema {
             names,
@@ -427,7 +419,14 @@ pub(crate) async fn run(
             for n in &names {
                 lake_catalog::drop_namespace(storage, n, if_exists, cascade).await?;
             }
-            Ok(ctx.sql(&empty("dropped")).await?)
+            done(ctx.sql(&empty("dropped")).await?)
         }
     }
+}
+
+/// Drops a table `CREATE TABLE ... AS` created when its insert failed; `error` gets a note saying
+/// so.
+pub(crate) async fn undo_create(storage: &Storage, table: &TableIdent, error: Error) -> Error {
+    let _ = lake_catalog::drop_table(storage, table).await;
+    error.context(format!("CREATE TABLE {table} AS: the table was not kept"))
 }

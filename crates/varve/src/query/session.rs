@@ -15,14 +15,11 @@ use url::Url;
 
 use crate::catalog::{self as lake_catalog, ManifestCache, DEFAULT_NAMESPACE};
 use crate::error::{Error, ErrorKind, Result};
-use crate::query::catalog::LakeCatalog;
+use crate::query::catalog::{LakeCatalog, CATALOG};
 use crate::query::provider::{QueryEnv, ScanNote, STORE_URL};
 use crate::query::{ddl, functions};
 use crate::query::{store, time_travel};
 use crate::storage::Storage;
-
-/// The catalog name tables are registered under (`varve.<namespace>.<table>`).
-pub(crate) const CATALOG: &str = "varve";
 
 /// A planned statement, ready to run.
 pub(crate) struct Prepared {
@@ -234,7 +231,21 @@ pub(crate) async fn prepare(
     check_depth(text)?;
     if let Some(statement) = ddl::parse(text)? {
         // DDL runs when it is planned, as DataFusion's own DDL does.
-        let df = ddl::run(statement, storage, cache, &ctx, limits).await?;
+        let df = match ddl::run(statement, storage, cache, &ctx).await? {
+            ddl::Ran::Done(df) => *df,
+            ddl::Ran::Fill { table, insert } => {
+                let filled = async {
+                    Box::pin(prepare(storage, cache, &insert, limits))
+                        .await?
+                        .collect(limits)
+                        .await
+                };
+                match filled.await {
+                    Ok(batches) => ctx.read_batches(batches)?,
+                    Err(e) => return Err(ddl::undo_create(storage, &table, e).await),
+                }
+            }
+        };
         return Ok(Prepared { df, scans, deletes });
     }
     let df = match ctx.sql(text).await {

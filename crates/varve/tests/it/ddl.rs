@@ -137,7 +137,10 @@ async fn unsupported_ddl_is_refused_clearly() {
         ),
         ("CREATE TABLE t (v DOUBLE) WITH (series_key = 'v')", "need time_column"),
         ("CREATE OR REPLACE TABLE t (v DOUBLE)", "DROP TABLE first"),
-        ("CREATE TABLE t (ts TIMESTAMP) WITH (time_column = 'time')", "time"),
+        (
+            "CREATE TABLE t (ts TIMESTAMP) WITH (time_column = 'time')",
+            "time column time is not among the columns",
+        ),
         (
             "CREATE TABLE t (v DOUBLE) AS SELECT 1.0 AS v",
             "either columns or a query",
