@@ -74,3 +74,29 @@ pub async fn maintain_all(
     r.peak_rss_bytes = crate::probe::peak_rss_bytes();
     Ok(r)
 }
+
+/// Runs `maintain-probe` (this binary's hidden command) on the lake at `url` in a fresh process,
+/// so that its peak memory is its own, and reads its record.
+///
+/// Errors: the process cannot start, fails (its stderr), or prints no record.
+pub fn in_fresh_process(
+    url: &str,
+    options: &HashMap<String, String>,
+    latency: Latency,
+) -> Result<MaintainRecord, String> {
+    let exe = std::env::current_exe().map_err(|e| e.to_string())?;
+    let mut cmd = std::process::Command::new(exe);
+    cmd.args(["maintain-probe", "--lake", url])
+        .args(["--delay-ms", &latency.delay_ms.to_string()]);
+    if let Some(bw) = latency.bandwidth {
+        cmd.args(["--bandwidth", &bw.to_string()]);
+    }
+    for (k, v) in options {
+        cmd.args(["-o", &format!("{k}={v}")]);
+    }
+    let out = cmd.output().map_err(|e| e.to_string())?;
+    if !out.status.success() {
+        return Err(format!("maintain: {}", String::from_utf8_lossy(&out.stderr).trim()));
+    }
+    serde_json::from_slice(&out.stdout).map_err(|e| e.to_string())
+}

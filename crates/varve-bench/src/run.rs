@@ -12,7 +12,6 @@ use varve::Lake;
 
 use crate::compare::Rows;
 use crate::gen::{self, DatasetInfo, GenSpec};
-use crate::maintain_step::MaintainRecord;
 use crate::probe::{read_result, Probe};
 use crate::reference::{self, DuckDb};
 use crate::report::{self, QueryRecord, RunInfo};
@@ -195,13 +194,18 @@ pub fn run(opts: &RunOptions) -> Result<RunOutcome, String> {
     )?;
     // The baseline lake: the same data in one commit per table, in a second directory or under a
     // second prefix of the bucket.
-    let baseline_dir = tempfile::Builder::new()
-        .prefix("lake-one-commit-")
-        .tempdir_in(&opts.data_dir)
-        .map_err(|e| format!("{}: {e}", opts.data_dir.display()))?;
-    let baseline_url = match opts.target {
-        Target::Local => baseline_dir.path().display().to_string(),
-        Target::S3 => "s3://bench/lake-one-commit".to_string(),
+    let baseline_dir = match (opts.one_commit_baseline, opts.target) {
+        (true, Target::Local) => Some(
+            tempfile::Builder::new()
+                .prefix("lake-one-commit-")
+                .tempdir_in(&opts.data_dir)
+                .map_err(|e| format!("{}: {e}", opts.data_dir.display()))?,
+        ),
+        _ => None,
+    };
+    let baseline_url = match &baseline_dir {
+        Some(d) => d.path().display().to_string(),
+        None => "s3://bench/lake-one-commit".to_string(),
     };
     if opts.one_commit_baseline {
         let counters = Arc::new(Counters::default());
@@ -299,20 +303,7 @@ pub fn run(opts: &RunOptions) -> Result<RunOutcome, String> {
     let mut maintenance = None;
     let records = if opts.maintain {
         let mut before = run_queries(&url, "-before", &mut duck);
-        let mut cmd = Command::new(&exe);
-        cmd.args(["maintain-probe", "--lake", &url])
-            .args(["--delay-ms", &opts.latency.delay_ms.to_string()]);
-        if let Some(bw) = opts.latency.bandwidth {
-            cmd.args(["--bandwidth", &bw.to_string()]);
-        }
-        for (k, v) in &options {
-            cmd.args(["-o", &format!("{k}={v}")]);
-        }
-        let out = cmd.output().map_err(|e| e.to_string())?;
-        if !out.status.success() {
-            return Err(format!("maintain: {}", String::from_utf8_lossy(&out.stderr).trim()));
-        }
-        let m: MaintainRecord = serde_json::from_slice(&out.stdout).map_err(|e| e.to_string())?;
+        let m = crate::maintain_step::in_fresh_process(&url, &options, opts.latency)?;
         eprintln!(
             "maintain: {:.2} s, {} rows rewritten ({:.0} rows/s), files {} -> {}, peak RSS {:.0} MiB",
             m.seconds,

@@ -15,7 +15,6 @@
 use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::path::PathBuf;
-use std::process::Command;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -515,15 +514,7 @@ fn compaction(
         "compaction: {rows} rows in {n} files, {} MiB; maintaining in a fresh process",
         bytes >> 20
     );
-    let exe = std::env::current_exe().map_err(|e| e.to_string())?;
-    let out = Command::new(exe)
-        .args(["maintain-probe", "--lake", &url])
-        .output()
-        .map_err(|e| e.to_string())?;
-    if !out.status.success() {
-        return Err(format!("maintain: {}", String::from_utf8_lossy(&out.stderr).trim()));
-    }
-    let m: MaintainRecord = serde_json::from_slice(&out.stdout).map_err(|e| e.to_string())?;
+    let m = crate::maintain_step::in_fresh_process(&url, &HashMap::new(), crate::store::Latency::default())?;
     eprintln!(
         "compaction: {:.2} s, {:.0} rows/s, files {} -> {}, peak RSS {:.0} MiB",
         m.seconds,
