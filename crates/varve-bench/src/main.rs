@@ -258,6 +258,7 @@ fn parse_bytes(s: &str) -> Result<u64, String> {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    init_logging();
     match real_main(cli) {
         Ok(code) => code,
         Err(e) => {
@@ -422,5 +423,16 @@ fn real_main(cli: Cli) -> Result<ExitCode, String> {
             println!("{}", serde_json::to_string(&r).map_err(|e| e.to_string())?);
             Ok(ExitCode::SUCCESS)
         }
+    }
+}
+
+/// Diagnostics on stderr, chosen by `RUST_LOG` (for example `RUST_LOG=varve=debug` shows each
+/// commit attempt and the phases of every append); silent when it is unset.
+fn init_logging() {
+    if std::env::var_os("RUST_LOG").is_some() {
+        let _ = tracing_subscriber::fmt()
+            .with_env_filter(tracing_subscriber::EnvFilter::from_default_env())
+            .with_writer(std::io::stderr)
+            .try_init();
     }
 }

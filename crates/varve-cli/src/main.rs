@@ -26,7 +26,10 @@ Examples:
   varve demo
   varve import stocks stocks.csv.gz --series-key Ticker
   varve sql \"SELECT Ticker, max(Close) FROM stocks GROUP BY Ticker\"
-  varve --lake s3://bucket/lake ls")]
+  varve --lake s3://bucket/lake ls
+
+Diagnostics: RUST_LOG=varve=debug shows each commit attempt and the phases of every append on
+stderr.")]
 struct Cli {
     /// The lake: a directory, file:///path, s3://bucket/prefix or memory://. Default: $VARVE_LAKE,
     /// else ./varve-lake. Only import and create make a missing local lake directory.
@@ -149,6 +152,7 @@ struct CreateArgs {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    init_logging();
     let rt = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .thread_stack_size(varve::THREAD_STACK_BYTES)
@@ -306,4 +310,15 @@ async fn create(lake: &Lake, args: CreateArgs) -> varve::Result<()> {
     };
     let d = lake.create_table(&args.table, &Schema::new(fields), &contract).await?;
     output::line(&format!("created {} at {}", d.ident, d.location))
+}
+
+/// Diagnostics on stderr, chosen by `RUST_LOG` (for example `RUST_LOG=varve=debug` shows each
+/// commit attempt and the phases of every append); silent when it is unset.
+fn init_logging() {
+    if std::env::var_os("RUST_LOG").is_some() {
+        let _ = tracing_subscriber::fmt()
+            .with_env_filter(tracing_subscriber::EnvFilter::from_default_env())
+            .with_writer(std::io::stderr)
+            .try_init();
+    }
 }

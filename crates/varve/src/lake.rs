@@ -9,7 +9,7 @@ use datafusion::execution::SendableRecordBatchStream;
 use iceberg::spec::PrimitiveLiteral;
 use object_store::ObjectStore;
 
-use crate::catalog::{self, ManifestCache, TableIdent};
+use crate::catalog::{self, MetadataCache, TableIdent};
 use crate::commit::append::Appender;
 use crate::commit::{self, AppendOptions, AppendReport, Transaction, SUMMARY_BATCH_ID, SUMMARY_NOTE};
 use crate::error::{Error, Result};
@@ -26,7 +26,7 @@ use crate::storage::{Storage, StorageKind};
 #[derive(Debug, Clone)]
 pub struct Lake {
     storage: Storage,
-    cache: Arc<ManifestCache>,
+    cache: Arc<MetadataCache>,
 }
 
 /// A table's shape and contract.
@@ -199,7 +199,7 @@ impl Lake {
     pub fn open(url: &str, options: &HashMap<String, String>) -> Result<Lake> {
         Ok(Lake {
             storage: Storage::open(url, options)?,
-            cache: Arc::new(ManifestCache::default()),
+            cache: Arc::new(MetadataCache::default()),
         })
     }
 
@@ -217,7 +217,7 @@ impl Lake {
         storage.store = layer(storage.store);
         Ok(Lake {
             storage,
-            cache: Arc::new(ManifestCache::default()),
+            cache: Arc::new(MetadataCache::default()),
         })
     }
 
@@ -271,7 +271,7 @@ impl Lake {
     /// Errors: [`crate::ErrorKind::NotFound`].
     pub async fn describe(&self, name: &str) -> Result<TableDescription> {
         let ident = TableIdent::parse(name)?;
-        let t = catalog::load(&self.storage, &ident).await?;
+        let t = catalog::load(&self.storage, &self.cache, &ident).await?;
         Ok(TableDescription {
             schema: schema::to_arrow(t.metadata.current_schema())?,
             contract: t.contract()?,
@@ -365,7 +365,7 @@ impl Lake {
         for k in unset {
             properties::validate_alter(k, None)?;
         }
-        let base = catalog::load(&self.storage, &ident).await?;
+        let base = catalog::load(&self.storage, &self.cache, &ident).await?;
         let mut txn = Transaction::new(iceberg::spec::Operation::Append);
         txn.set_properties = set.clone();
         txn.unset_properties = unset.to_vec();
@@ -392,7 +392,7 @@ impl Lake {
 
     async fn new_appender(&self, name: &str, opts: AppendOptions) -> Result<Appender> {
         let ident = TableIdent::parse(name)?;
-        let base = catalog::load(&self.storage, &ident).await?;
+        let base = catalog::load(&self.storage, &self.cache, &ident).await?;
         Appender::new(self.storage.clone(), self.cache.clone(), base, opts)
     }
 
@@ -479,7 +479,7 @@ impl Lake {
     /// Size and shape of a table: rows, files, bytes, snapshots, partitions, time range, series.
     pub async fn info(&self, name: &str) -> Result<TableInfo> {
         let ident = TableIdent::parse(name)?;
-        let t = catalog::load(&self.storage, &ident).await?;
+        let t = catalog::load(&self.storage, &self.cache, &ident).await?;
         let contract = t.contract()?;
         let md = &t.metadata;
         let files = catalog::data_files(&self.storage, &self.cache, md, md.current_snapshot_id()).await?;
@@ -523,7 +523,7 @@ impl Lake {
             })
         };
         let manifests = match md.current_snapshot() {
-            Some(s) => catalog::manifest_list(&self.storage, s).await?.len() as u64,
+            Some(s) => catalog::manifest_list(&self.storage, &self.cache, s).await?.len() as u64,
             None => 0,
         };
         let text = |us: Option<i64>| {
@@ -557,7 +557,7 @@ impl Lake {
     /// A table's snapshots, oldest first.
     pub async fn history(&self, name: &str) -> Result<Vec<SnapshotInfo>> {
         let ident = TableIdent::parse(name)?;
-        let t = catalog::load(&self.storage, &ident).await?;
+        let t = catalog::load(&self.storage, &self.cache, &ident).await?;
         let md = &t.metadata;
         let current = md.current_snapshot_id();
         let mut out: Vec<SnapshotInfo> = md

@@ -15,7 +15,7 @@ use object_store::path::Path;
 
 use super::dedup::{self, LastWriteWins, Resolution};
 use super::{Outcome, SchemaChange, Transaction};
-use crate::catalog::{LoadedTable, ManifestCache};
+use crate::catalog::{LoadedTable, MetadataCache};
 use crate::error::{Error, Result};
 use crate::format::manifest::partition_of;
 use crate::format::properties::MaintenanceSettings;
@@ -103,7 +103,7 @@ pub struct AppendReport {
 /// [`Appender::abort`] deletes.
 pub(crate) struct Appender {
     storage: Storage,
-    cache: Arc<ManifestCache>,
+    cache: Arc<MetadataCache>,
     base: LoadedTable,
     contract: TableContract,
     /// The table's file settings (row groups, encoder threads, compaction), read once at open.
@@ -126,7 +126,7 @@ pub(crate) struct Appender {
 impl Appender {
     pub(crate) fn new(
         storage: Storage,
-        cache: Arc<ManifestCache>,
+        cache: Arc<MetadataCache>,
         base: LoadedTable,
         opts: AppendOptions,
     ) -> Result<Appender> {
@@ -161,7 +161,7 @@ impl Appender {
 
     /// Where the append goes: the lake's storage, its manifest cache, the table, and whether
     /// inline maintenance is wanted after the commit.
-    pub(crate) fn target(&self) -> (Storage, Arc<ManifestCache>, crate::catalog::TableIdent, bool) {
+    pub(crate) fn target(&self) -> (Storage, Arc<MetadataCache>, crate::catalog::TableIdent, bool) {
         (
             self.storage.clone(),
             self.cache.clone(),
@@ -223,12 +223,14 @@ impl Appender {
         }
         let batches = std::mem::take(&mut self.buffer);
         self.buffered = 0;
+        let started = Instant::now();
         let (runs, dropped) = encode::sort_and_partition(&self.arrow_schema, &batches, &self.contract)?;
         drop(batches);
         self.report.duplicate_rows_dropped += dropped;
         if self.keys.is_some() {
             self.replace_own_keys(&runs).await?;
         }
+        let sorted = started.elapsed();
         let table_prefix = self.base.ident.prefix();
         let settings = &self.settings;
         let encoded: Vec<(Path, Bytes, DataFile)> = runs
@@ -251,6 +253,7 @@ impl Appender {
             })
             .collect::<Result<_>>()?;
         drop(runs);
+        let encoded_at = started.elapsed();
         let storage = self.storage.clone();
         let uploads = encoded.into_iter().map(|(path, bytes, file)| {
             let storage = storage.clone();
@@ -264,6 +267,14 @@ impl Appender {
             .buffer_unordered(UPLOAD_CONCURRENCY)
             .try_collect()
             .await?;
+        tracing::debug!(
+            table = %self.base.ident,
+            files = done.len(),
+            sort_ms = sorted.as_secs_f64() * 1e3,
+            encode_ms = (encoded_at - sorted).as_secs_f64() * 1e3,
+            upload_ms = (started.elapsed() - encoded_at).as_secs_f64() * 1e3,
+            "append flush"
+        );
         for (path, file, n) in done {
             self.report.rows += file.record_count();
             self.report.files += 1;
@@ -390,7 +401,14 @@ impl Appender {
                 new: self.schema.clone(),
             });
         }
+        let committing = Instant::now();
         let outcome = super::commit(&self.storage, &self.cache, self.base.clone(), txn).await?;
+        tracing::debug!(
+            table = %self.base.ident,
+            commit_ms = committing.elapsed().as_secs_f64() * 1e3,
+            total_ms = self.started.elapsed().as_secs_f64() * 1e3,
+            "append commit"
+        );
         let mut r = self.report.clone();
         r.seconds = self.started.elapsed().as_secs_f64();
         match outcome {

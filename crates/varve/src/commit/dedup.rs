@@ -28,7 +28,7 @@ use parquet::arrow::async_reader::{ParquetObjectReader, ParquetRecordBatchStream
 use parquet::arrow::ProjectionMask;
 
 use super::{Rebase, Transaction};
-use crate::catalog::{self, LoadedTable, ManifestCache};
+use crate::catalog::{self, LoadedTable, MetadataCache};
 use crate::error::Result;
 use crate::format::manifest::partition_of;
 use crate::format::properties::MaintenanceSettings;
@@ -186,7 +186,7 @@ impl LastWriteWins {
     async fn run(
         &self,
         storage: &Storage,
-        cache: &ManifestCache,
+        cache: &MetadataCache,
         latest: &LoadedTable,
         txn: &mut Transaction,
     ) -> Result<()> {
@@ -286,7 +286,7 @@ impl Rebase for LastWriteWins {
     fn rebase<'a>(
         &'a self,
         storage: &'a Storage,
-        cache: &'a ManifestCache,
+        cache: &'a MetadataCache,
         latest: &'a LoadedTable,
         txn: &'a mut Transaction,
     ) -> BoxFuture<'a, Result<()>> {

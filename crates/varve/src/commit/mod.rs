@@ -39,7 +39,7 @@ use futures::future::BoxFuture;
 use iceberg::spec::{DataFile, Operation, Schema};
 use object_store::path::Path;
 
-use crate::catalog::{self, LoadedTable, ManifestCache};
+use crate::catalog::{self, LoadedTable, MetadataCache};
 use crate::error::{Error, ErrorKind, Result};
 use crate::format::properties::PROP_BATCH_IDS;
 use crate::format::schema;
@@ -75,7 +75,7 @@ pub(crate) trait Rebase: Send + Sync {
     fn rebase<'a>(
         &'a self,
         storage: &'a Storage,
-        cache: &'a ManifestCache,
+        cache: &'a MetadataCache,
         latest: &'a LoadedTable,
         txn: &'a mut Transaction,
     ) -> BoxFuture<'a, Result<()>>;
@@ -164,7 +164,7 @@ pub(crate) enum Outcome {
 /// newest snapshot's manifest list or manifests are missing; storage errors.
 pub(crate) async fn commit(
     storage: &Storage,
-    cache: &ManifestCache,
+    cache: &MetadataCache,
     base: LoadedTable,
     mut txn: Transaction,
 ) -> Result<Outcome> {
@@ -177,7 +177,7 @@ pub(crate) async fn commit(
 
 async fn commit_inner(
     storage: &Storage,
-    cache: &ManifestCache,
+    cache: &MetadataCache,
     base: LoadedTable,
     txn: &mut Transaction,
 ) -> Result<Outcome> {
@@ -200,8 +200,13 @@ async fn commit_inner(
         check_rebase(storage, cache, &latest, txn).await?;
         let prepared = snapshot::prepare(storage, cache, &latest, txn).await?;
         let next = latest.version + 1;
-        let json = Bytes::from(serde_json::to_vec_pretty(&prepared.metadata)?);
+        let metadata = Arc::new(prepared.metadata);
+        let json = Bytes::from(serde_json::to_vec(metadata.as_ref())?);
         let outcome = storage.put_if_absent(&ident.metadata_file(next), json.clone()).await;
+        if matches!(outcome, Ok(true)) {
+            // The next load of this table (inline maintenance, the next append) needs no parse.
+            cache.put_metadata(ident.metadata_file(next).as_ref(), metadata, json.len());
+        }
         attempted.push((next, json));
         snapshots.extend(prepared.snapshot_id);
         tracing::debug!(
@@ -220,7 +225,7 @@ async fn commit_inner(
         // the store took the write: only the table's metadata tells whether we committed.
         let committed = match outcome {
             Ok(true) => Some((next, prepared.snapshot_id)),
-            Ok(false) | Err(_) => match catalog::load(storage, &ident).await {
+            Ok(false) | Err(_) => match catalog::load(storage, cache, &ident).await {
                 Ok(t) => {
                     let ours = is_ours(storage, &t, &snapshots, &attempted).await;
                     latest = t;
@@ -267,11 +272,11 @@ async fn commit_inner(
 /// the schema meanwhile; [`ErrorKind::NotFound`].
 pub(crate) async fn evolve_schema(
     storage: &Storage,
-    cache: &ManifestCache,
+    cache: &MetadataCache,
     ident: &catalog::TableIdent,
     changes: &[crate::format::ColumnChange],
 ) -> Result<()> {
-    let base = catalog::load(storage, ident).await?;
+    let base = catalog::load(storage, cache, ident).await?;
     let contract = base.contract()?;
     let current = base.metadata.current_schema().as_ref().clone();
     let new = crate::format::evolve::apply(&current, base.metadata.last_column_id(), &contract, changes)?;
@@ -307,7 +312,7 @@ async fn is_ours(
 }
 
 /// Checks the rebase rules (module docs) of `txn` against `latest`.
-async fn check_rebase(storage: &Storage, cache: &ManifestCache, latest: &LoadedTable, txn: &Transaction) -> Result<()> {
+async fn check_rebase(storage: &Storage, cache: &MetadataCache, latest: &LoadedTable, txn: &Transaction) -> Result<()> {
     let ident = &latest.ident;
     if !txn.removed.is_empty() {
         let live = catalog::data_files(storage, cache, &latest.metadata, latest.metadata.current_snapshot_id()).await?;

@@ -19,7 +19,7 @@ use iceberg::spec::{
 use object_store::path::Path;
 
 use super::{batch_ids, Transaction, MAX_BATCH_IDS, SUMMARY_BATCH_ID, SUMMARY_NOTE};
-use crate::catalog::{self, LoadedTable, ManifestCache};
+use crate::catalog::{self, LoadedTable, MetadataCache};
 use crate::error::{Error, Result};
 use crate::format::manifest::{self, ManifestContents};
 use crate::format::properties::PROP_BATCH_IDS;
@@ -43,7 +43,7 @@ pub(crate) struct Prepared {
 /// Builds the next metadata of `latest` with `txn` applied, writing its manifests.
 pub(crate) async fn prepare(
     storage: &Storage,
-    cache: &ManifestCache,
+    cache: &MetadataCache,
     latest: &LoadedTable,
     txn: &Transaction,
 ) -> Result<Prepared> {
@@ -91,7 +91,7 @@ pub(crate) async fn prepare(
         let meta_dir = latest.ident.metadata_dir();
         let tag = uuid::Uuid::new_v4();
         let parent_manifests = match parent {
-            Some(p) => catalog::manifest_list(storage, p).await?,
+            Some(p) => catalog::manifest_list(storage, cache, p).await?.as_ref().clone(),
             None => vec![],
         };
         let merge = !txn.removed.is_empty() || parent_manifests.len() + 1 > MANIFEST_MERGE_COUNT;

@@ -20,7 +20,7 @@ use datafusion::physical_expr::PhysicalExpr;
 use datafusion::physical_optimizer::pruning::PruningPredicate;
 use iceberg::spec::{DataFile, Operation};
 
-use crate::catalog::{self, ManifestCache, TableIdent};
+use crate::catalog::{self, MetadataCache, TableIdent};
 use crate::commit::{self, Outcome, Transaction};
 use crate::error::{Error, ErrorKind, Result};
 use crate::format::manifest::partition_of;
@@ -68,7 +68,7 @@ pub struct DeleteReport {
 /// storage and corruption errors. On error nothing is committed.
 pub(crate) async fn delete(
     storage: &Storage,
-    cache: &ManifestCache,
+    cache: &MetadataCache,
     ident: &TableIdent,
     pred: Option<&DeletePredicate>,
 ) -> Result<DeleteReport> {
@@ -89,11 +89,11 @@ pub(crate) async fn delete(
 
 async fn attempt(
     storage: &Storage,
-    cache: &ManifestCache,
+    cache: &MetadataCache,
     ident: &TableIdent,
     pred: Option<&DeletePredicate>,
 ) -> Result<DeleteReport> {
-    let t = catalog::load(storage, ident).await?;
+    let t = catalog::load(storage, cache, ident).await?;
     let contract = t.contract()?;
     let settings = MaintenanceSettings::from_properties(t.metadata.properties())?;
     let arrow_schema = schema::to_arrow(t.metadata.current_schema())?;

@@ -16,7 +16,7 @@ use iceberg::spec::TableMetadata;
 use object_store::path::Path;
 use object_store::ObjectStoreExt;
 
-use crate::catalog::{self, LoadedTable, ManifestCache};
+use crate::catalog::{self, LoadedTable, MetadataCache};
 use crate::error::Result;
 use crate::storage::Storage;
 
@@ -39,7 +39,7 @@ pub(crate) fn to_expire(md: &TableMetadata, now_ms: i64, retention: Duration, mi
 /// live data files.
 pub(crate) async fn reachable(
     storage: &Storage,
-    cache: &ManifestCache,
+    cache: &MetadataCache,
     md: &TableMetadata,
     ids: &[i64],
 ) -> Result<HashSet<String>> {
@@ -49,7 +49,7 @@ pub(crate) async fn reachable(
             continue;
         };
         out.insert(s.manifest_list().to_string());
-        for m in catalog::manifest_list(storage, s).await? {
+        for m in catalog::manifest_list(storage, cache, s).await?.iter() {
             out.insert(m.manifest_path.clone());
         }
         for e in catalog::live_entries(storage, cache, md, Some(*id)).await? {
@@ -87,7 +87,7 @@ pub(crate) struct Orphan {
 /// The orphans of `t` older than `min_age` (by the store's last-modified time).
 pub(crate) async fn find_orphans(
     storage: &Storage,
-    cache: &ManifestCache,
+    cache: &MetadataCache,
     t: &LoadedTable,
     min_age: Duration,
 ) -> Result<Vec<Orphan>> {

@@ -27,7 +27,7 @@ use std::time::{Duration, Instant};
 
 use iceberg::spec::{DataFile, Operation, PrimitiveLiteral};
 
-use crate::catalog::{self, LoadedTable, ManifestCache, TableIdent};
+use crate::catalog::{self, LoadedTable, MetadataCache, TableIdent};
 use crate::commit::AppendReport;
 use crate::commit::{self, Outcome, Transaction};
 use crate::error::{ErrorKind, Result};
@@ -35,8 +35,6 @@ use crate::format::properties::MaintenanceSettings;
 use crate::format::schema;
 use crate::storage::Storage;
 use crate::write::merge::MergeJob;
-
-use crate::format::manifest::partition_of;
 
 /// Default age below which orphan cleanup leaves a file alone: longer than any commit takes, so the
 /// files of a commit in flight are never removed.
@@ -154,12 +152,12 @@ pub struct MaintainReport {
 /// reported in [`MaintainReport::skipped`].
 pub(crate) async fn maintain(
     storage: &Storage,
-    cache: &ManifestCache,
+    cache: &MetadataCache,
     ident: &TableIdent,
     opts: &MaintainOptions,
 ) -> Result<MaintainReport> {
     let started = Instant::now();
-    let mut t = catalog::load(storage, ident).await?;
+    let mut t = catalog::load(storage, cache, ident).await?;
     if !opts.dry_run {
         catalog::repair_version_hint(storage, &t).await;
     }
@@ -229,7 +227,7 @@ pub(crate) async fn maintain(
 
 /// Runs inline maintenance after a committed append (when wanted) and records it in the report.
 pub(crate) async fn maintain_after(
-    (storage, cache, ident, wanted): (Storage, Arc<ManifestCache>, TableIdent, bool),
+    (storage, cache, ident, wanted): (Storage, Arc<MetadataCache>, TableIdent, bool),
     mut report: AppendReport,
 ) -> AppendReport {
     if wanted && report.snapshot_id.is_some() {
@@ -241,31 +239,27 @@ pub(crate) async fn maintain_after(
 /// What inline compaction after an append did.
 async fn after_append(
     storage: &Storage,
-    cache: &ManifestCache,
+    cache: &MetadataCache,
     ident: &TableIdent,
     added_partitions: &[Option<i32>],
 ) -> Option<crate::commit::InlineMaintenance> {
     let started = Instant::now();
     let run = async {
-        let mut t = catalog::load(storage, ident).await?;
+        let mut t = catalog::load(storage, cache, ident).await?;
         let settings = MaintenanceSettings::from_properties(t.metadata.properties())?;
         if !settings.auto_maintain {
             return Ok(None);
         }
         let files = live(storage, cache, &t).await?;
-        if !plan::needs_inline(
+        let groups = plan::plan_inline(
             &files,
             added_partitions,
             settings.target_file_size,
             settings.compact_min_files,
-        ) {
+        );
+        if groups.is_empty() {
             return Ok(None);
         }
-        let touched: Vec<DataFile> = files
-            .into_iter()
-            .filter(|f| added_partitions.contains(&partition_of(f)))
-            .collect();
-        let groups = plan::plan(&touched, settings.target_file_size, settings.compact_min_files + 1);
         let mut r = MaintainReport::default();
         compact_groups(
             storage,
@@ -296,14 +290,14 @@ async fn after_append(
     }
 }
 
-async fn live(storage: &Storage, cache: &ManifestCache, t: &LoadedTable) -> Result<Vec<DataFile>> {
+async fn live(storage: &Storage, cache: &MetadataCache, t: &LoadedTable) -> Result<Vec<DataFile>> {
     catalog::data_files(storage, cache, &t.metadata, t.metadata.current_snapshot_id()).await
 }
 
 /// Commits `txn`; a conflict is recorded as skipped (`Ok(false)`), other errors returned.
 async fn commit_or_skip(
     storage: &Storage,
-    cache: &ManifestCache,
+    cache: &MetadataCache,
     t: &mut LoadedTable,
     txn: Transaction,
     what: &str,
@@ -311,12 +305,12 @@ async fn commit_or_skip(
 ) -> Result<bool> {
     match commit::commit(storage, cache, t.clone(), txn).await {
         Ok(Outcome::Committed { .. }) | Ok(Outcome::Duplicate { .. }) => {
-            *t = catalog::load(storage, &t.ident).await?;
+            *t = catalog::load(storage, cache, &t.ident).await?;
             Ok(true)
         }
         Err(e) if e.kind() == ErrorKind::Conflict => {
             r.skipped.push(format!("{what}: {}", e.message()));
-            *t = catalog::load(storage, &t.ident).await?;
+            *t = catalog::load(storage, cache, &t.ident).await?;
             Ok(false)
         }
         Err(e) => Err(e),
@@ -325,7 +319,7 @@ async fn commit_or_skip(
 
 async fn retain(
     storage: &Storage,
-    cache: &ManifestCache,
+    cache: &MetadataCache,
     t: &mut LoadedTable,
     retention: Duration,
     dry_run: bool,
@@ -383,7 +377,7 @@ pub(crate) fn retention_cutoff_us(retention: Duration) -> i64 {
 
 async fn compact_groups(
     storage: &Storage,
-    cache: &ManifestCache,
+    cache: &MetadataCache,
     t: &mut LoadedTable,
     settings: &MaintenanceSettings,
     groups: Vec<plan::MergeGroup>,
@@ -457,7 +451,7 @@ async fn compact_groups(
 
 async fn expire_snapshots(
     storage: &Storage,
-    cache: &ManifestCache,
+    cache: &MetadataCache,
     t: &mut LoadedTable,
     ids: Vec<i64>,
     r: &mut MaintainReport,

@@ -73,7 +73,7 @@ impl SchemaProvider for Namespace {
             namespace: self.namespace.clone(),
             name: table_name.to_string(),
         };
-        let loaded = match lake_catalog::load(&self.env.storage, &ident).await {
+        let loaded = match lake_catalog::load(&self.env.storage, &self.env.cache, &ident).await {
             Ok(t) => t,
             Err(e) if e.kind() == ErrorKind::NotFound => return Ok(None),
             Err(e) => return Err(e.into()),

@@ -17,7 +17,7 @@ use datafusion::sql::sqlparser::ast::{
     SchemaName, SqlOption, Statement, Value,
 };
 
-use crate::catalog::{self as lake_catalog, ManifestCache, TableIdent};
+use crate::catalog::{self as lake_catalog, MetadataCache, TableIdent};
 use crate::error::{Error, Result};
 use crate::format::{ColumnChange, Dedup, Partitioning, TableContract};
 use crate::query::catalog::CATALOG;
@@ -363,7 +363,7 @@ pub(crate) enum Ran {
 ///
 /// Errors: the engine call's (for example [`crate::ErrorKind::AlreadyExists`],
 /// [`crate::ErrorKind::NotFound`]).
-pub(crate) async fn run(ddl: Ddl, storage: &Storage, cache: &Arc<ManifestCache>, ctx: &SessionContext) -> Result<Ran> {
+pub(crate) async fn run(ddl: Ddl, storage: &Storage, cache: &Arc<MetadataCache>, ctx: &SessionContext) -> Result<Ran> {
     let empty = |column: &str| format!("SELECT 1 AS {column} WHERE false");
     let done = |df: DataFrame| Ok(Ran::Done(Box::new(df)));
     match ddl {

@@ -25,7 +25,7 @@ use datafusion::physical_plan::empty::EmptyExec;
 use datafusion::physical_plan::ExecutionPlan;
 use iceberg::spec::DataFile;
 
-use crate::catalog::{self as lake_catalog, LoadedTable, ManifestCache};
+use crate::catalog::{self as lake_catalog, LoadedTable, MetadataCache};
 use crate::error::Error;
 use crate::format::schema;
 use crate::format::stats::FileStats;
@@ -50,7 +50,7 @@ pub(crate) struct ScanNote {
 #[derive(Debug, Clone)]
 pub(crate) struct QueryEnv {
     pub(crate) storage: Storage,
-    pub(crate) cache: Arc<ManifestCache>,
+    pub(crate) cache: Arc<MetadataCache>,
     pub(crate) scans: Arc<Mutex<Vec<ScanNote>>>,
     pub(crate) deletes: Arc<Mutex<Vec<crate::maintain::delete::DeleteReport>>>,
 }

@@ -13,7 +13,7 @@ use datafusion::prelude::{SessionConfig, SessionContext};
 use futures::StreamExt;
 use url::Url;
 
-use crate::catalog::{self as lake_catalog, ManifestCache, DEFAULT_NAMESPACE};
+use crate::catalog::{self as lake_catalog, MetadataCache, DEFAULT_NAMESPACE};
 use crate::error::{Error, ErrorKind, Result};
 use crate::query::catalog::{LakeCatalog, CATALOG};
 use crate::query::provider::{QueryEnv, ScanNote, STORE_URL};
@@ -179,7 +179,7 @@ fn text_argument_error(sql: &str, message: &str) -> Option<Error> {
 /// Builds a session over the lake and plans `sql` (after the time-travel rewrite).
 pub(crate) async fn prepare(
     storage: &Storage,
-    cache: &Arc<ManifestCache>,
+    cache: &Arc<MetadataCache>,
     sql: &str,
     limits: &QueryOptions,
 ) -> Result<Prepared> {

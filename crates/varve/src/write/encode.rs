@@ -12,6 +12,7 @@ use std::sync::Arc;
 use arrow::array::{Array, ArrayRef, AsArray, Int32Array, RecordBatch, UInt32Array};
 use arrow::compute::{concat_batches, lexsort_to_indices, take_record_batch, SortColumn};
 use arrow::datatypes::{DataType, SchemaRef, TimeUnit};
+use arrow::row::{RowConverter, SortField};
 use bytes::Bytes;
 use iceberg::spec::{DataContentType, DataFile, DataFileBuilder, DataFileFormat, Datum, Literal, Struct};
 use parquet::basic::{Compression, ZstdLevel};
@@ -56,32 +57,44 @@ pub(crate) fn sort_and_partition(
     let parts: ArrayRef = Arc::new(Int32Array::from_iter_values(
         micros.values().iter().map(|v| contract.partitioning.value_of(*v)),
     ));
-    let mut keys = vec![SortColumn {
-        values: parts.clone(),
-        options: None,
-    }];
-    for k in &contract.series_key {
-        let c = batch
-            .column_by_name(k)
-            .ok_or_else(|| Error::internal(format!("series key {k} missing")))?;
-        keys.push(SortColumn {
+    let series: Vec<ArrayRef> = contract
+        .series_key
+        .iter()
+        .map(|k| {
+            batch
+                .column_by_name(k)
+                .cloned()
+                .ok_or_else(|| Error::internal(format!("series key {k} missing")))
+        })
+        .collect::<Result<_>>()?;
+    let dedup = contract.dedup == Dedup::LastWriteWins;
+    let indices = if micros.null_count() == 0 {
+        sort_order(
+            parts.as_primitive::<arrow::datatypes::Int32Type>().values(),
+            &series,
+            micros.values(),
+        )?
+    } else {
+        // Null times (only in tables that allow them) sort first, as lexsort puts them.
+        let mut keys = vec![SortColumn {
+            values: parts.clone(),
+            options: None,
+        }];
+        keys.extend(series.iter().map(|c| SortColumn {
             values: c.clone(),
             options: None,
+        }));
+        keys.push(SortColumn {
+            values: time.clone(),
+            options: None,
         });
-    }
-    keys.push(SortColumn {
-        values: time.clone(),
-        options: None,
-    });
-    let dedup = contract.dedup == Dedup::LastWriteWins;
-    if dedup {
         // Input order breaks ties, so that the last row of a key is the last of its run.
         keys.push(SortColumn {
             values: Arc::new(UInt32Array::from_iter_values(0..batch.num_rows() as u32)),
             options: None,
         });
-    }
-    let indices: UInt32Array = lexsort_to_indices(&keys, None)?;
+        lexsort_to_indices(&keys, None)?
+    };
     let mut sorted = take_record_batch(&batch, &indices)?;
     let mut parts = arrow::compute::take(&parts, &indices, None)?;
     let mut dropped = 0;
@@ -106,6 +119,42 @@ pub(crate) fn sort_and_partition(
         }
     }
     Ok((runs, dropped))
+}
+
+/// The row order by (partition, series key, time, input position) of rows whose partition values,
+/// series key columns and times (µs, no nulls) are given: the order a multi-column lexsort gives
+/// (ascending, nulls of a key first), with input order breaking ties so that the last row of a key
+/// is the last of its run.
+///
+/// Series keys are compared once per distinct key, not per row pair: rows are grouped by their key
+/// (arrow's row format, hashed), the few distinct keys sorted, and then plain
+/// (partition, key rank, time, position) tuples sorted, which is several times faster than a
+/// comparator over string columns.
+fn sort_order(parts: &[i32], series: &[ArrayRef], time: &[i64]) -> Result<UInt32Array> {
+    let n = time.len();
+    let ranks: Vec<u32> = if series.is_empty() {
+        vec![0; n]
+    } else {
+        let converter = RowConverter::new(series.iter().map(|c| SortField::new(c.data_type().clone())).collect())?;
+        let rows = converter.convert_columns(series)?;
+        let mut ids: HashMap<arrow::row::Row<'_>, u32> = HashMap::new();
+        let group: Vec<u32> = (0..n)
+            .map(|i| {
+                let next = ids.len() as u32;
+                *ids.entry(rows.row(i)).or_insert(next)
+            })
+            .collect();
+        let mut distinct: Vec<(arrow::row::Row<'_>, u32)> = ids.into_iter().collect();
+        distinct.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+        let mut rank = vec![0u32; distinct.len()];
+        for (r, (_, g)) in distinct.iter().enumerate() {
+            rank[*g as usize] = r as u32;
+        }
+        group.iter().map(|g| rank[*g as usize]).collect()
+    };
+    let mut order: Vec<(i32, u32, i64, u32)> = (0..n).map(|i| (parts[i], ranks[i], time[i], i as u32)).collect();
+    order.sort_unstable();
+    Ok(UInt32Array::from_iter_values(order.into_iter().map(|t| t.3)))
 }
 
 /// The object path (relative to the table) of a new data file in `partition`.
@@ -380,5 +429,55 @@ fn bounds(col: &ArrayRef) -> Option<(Datum, Datum)> {
             Some((Datum::bool(a), Datum::bool(b)))
         }
         _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use arrow::array::{Int64Array, StringArray};
+
+    /// The tuple sort gives exactly the order of arrow's lexsort with the input position as the
+    /// last key, on random keys with repeats and nulls.
+    #[test]
+    fn sort_order_equals_lexsort() {
+        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = |m: u64| {
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (state >> 33) % m
+        };
+        for n in [0usize, 1, 7, 1000] {
+            let parts: Vec<i32> = (0..n).map(|_| next(3) as i32 - 1).collect();
+            let names: StringArray = (0..n)
+                .map(|_| match next(12) {
+                    0 => None,
+                    k => Some(format!("s{}", k % 7)),
+                })
+                .collect();
+            let zone: Int64Array = (0..n).map(|_| Some(next(3) as i64 - 1)).collect();
+            let time: Vec<i64> = (0..n).map(|_| next(20) as i64 - 10).collect();
+            let series: Vec<ArrayRef> = vec![Arc::new(names), Arc::new(zone)];
+            let got = sort_order(&parts, &series, &time).unwrap();
+            let mut keys = vec![SortColumn {
+                values: Arc::new(Int32Array::from(parts.clone())),
+                options: None,
+            }];
+            keys.extend(series.iter().map(|c| SortColumn {
+                values: c.clone(),
+                options: None,
+            }));
+            keys.push(SortColumn {
+                values: Arc::new(Int64Array::from(time.clone())),
+                options: None,
+            });
+            keys.push(SortColumn {
+                values: Arc::new(UInt32Array::from_iter_values(0..n as u32)),
+                options: None,
+            });
+            let want = lexsort_to_indices(&keys, None).unwrap();
+            assert_eq!(got, want, "{n} rows");
+        }
     }
 }

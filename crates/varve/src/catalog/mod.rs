@@ -6,10 +6,9 @@
 //! a hint: the catalog checks for newer versions after reading it. This module loads, creates,
 //! lists and drops tables and reads the live data files of a snapshot. It does not write data.
 
-use std::collections::HashMap;
 use std::fmt;
 use std::str::FromStr;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use bytes::Bytes;
 use iceberg::spec::{
@@ -17,6 +16,10 @@ use iceberg::spec::{
     TableMetadataBuilder, Transform, UnboundPartitionSpec,
 };
 use object_store::path::Path;
+
+mod cache;
+
+pub(crate) use cache::MetadataCache;
 
 use crate::error::{Error, ErrorKind, Result};
 use crate::format::{manifest, schema, TableContract};
@@ -109,22 +112,14 @@ impl LoadedTable {
     }
 }
 
-/// Caches decoded manifests (their live entries) by location. Manifests are immutable once
-/// written, so entries never go stale; the cache only saves GETs and Avro decoding on repeated scans
-/// and commits.
-#[derive(Debug, Default)]
-pub(crate) struct ManifestCache {
-    entries: Mutex<HashMap<String, Arc<Vec<ManifestEntry>>>>,
-}
-
 /// Reads the table's current metadata.
 ///
 /// Errors: [`ErrorKind::NotFound`] when the table does not exist.
-pub(crate) async fn load(storage: &Storage, ident: &TableIdent) -> Result<LoadedTable> {
+pub(crate) async fn load(storage: &Storage, cache: &MetadataCache, ident: &TableIdent) -> Result<LoadedTable> {
     let (version, hint_stale) = find_current_version(storage, ident)
         .await?
         .ok_or_else(|| Error::not_found(format!("table {ident} does not exist")))?;
-    let mut t = load_version(storage, ident, version).await?;
+    let mut t = load_version(storage, cache, ident, version).await?;
     t.hint_stale = hint_stale;
     Ok(t)
 }
@@ -137,14 +132,32 @@ pub(crate) async fn repair_version_hint(storage: &Storage, t: &LoadedTable) {
     }
 }
 
-pub(crate) async fn load_version(storage: &Storage, ident: &TableIdent, version: u64) -> Result<LoadedTable> {
+/// Reads `v<version>.metadata.json` of a table (from the cache when it was read or written before).
+///
+/// Errors: storage errors ([`ErrorKind::NotFound`] when the version does not exist);
+/// [`ErrorKind::Corruption`] naming the file when it is not valid table metadata.
+pub(crate) async fn load_version(
+    storage: &Storage,
+    cache: &MetadataCache,
+    ident: &TableIdent,
+    version: u64,
+) -> Result<LoadedTable> {
     let path = ident.metadata_file(version);
-    let bytes = storage.get(&path).await?;
-    let metadata: TableMetadata = serde_json::from_slice(&bytes).map_err(|e| Error::corrupt(format!("{path}: {e}")))?;
+    let metadata = match cache.metadata(path.as_ref()) {
+        Some(hit) => hit,
+        None => {
+            let bytes = storage.get(&path).await?;
+            let metadata: TableMetadata =
+                serde_json::from_slice(&bytes).map_err(|e| Error::corrupt(format!("{path}: {e}")))?;
+            let metadata = Arc::new(metadata);
+            cache.put_metadata(path.as_ref(), metadata.clone(), bytes.len());
+            metadata
+        }
+    };
     Ok(LoadedTable {
         ident: ident.clone(),
         version,
-        metadata: Arc::new(metadata),
+        metadata,
         hint_stale: false,
     })
 }
@@ -248,7 +261,7 @@ pub(crate) async fn create(
         contract.to_properties(),
     )?
     .build()?;
-    let json = serde_json::to_vec_pretty(&built.metadata)?;
+    let json = serde_json::to_vec(&built.metadata)?;
     if !storage
         .put_if_absent(&ident.metadata_file(1), Bytes::from(json))
         .await?
@@ -437,7 +450,7 @@ pub(crate) async fn drop_table(storage: &Storage, ident: &TableIdent) -> Result<
 /// The live data files of `snapshot_id` (none for a table without snapshots).
 pub(crate) async fn data_files(
     storage: &Storage,
-    cache: &ManifestCache,
+    cache: &MetadataCache,
     metadata: &TableMetadata,
     snapshot_id: Option<i64>,
 ) -> Result<Vec<DataFile>> {
@@ -455,7 +468,7 @@ pub(crate) async fn data_files(
 /// object when the snapshot's manifest list or one of its manifests is missing.
 pub(crate) async fn live_entries(
     storage: &Storage,
-    cache: &ManifestCache,
+    cache: &MetadataCache,
     metadata: &TableMetadata,
     snapshot_id: Option<i64>,
 ) -> Result<Vec<ManifestEntry>> {
@@ -465,25 +478,16 @@ pub(crate) async fn live_entries(
     let snapshot = metadata
         .snapshot_by_id(id)
         .ok_or_else(|| Error::not_found(format!("snapshot {id} does not exist")))?;
-    let manifests = manifest_list(storage, snapshot).await?;
+    let manifests = manifest_list(storage, cache, snapshot).await?;
     let fetches = manifests.iter().map(|m| async move {
-        if let Some(hit) = cache
-            .entries
-            .lock()
-            .map_err(|_| Error::internal("cache poisoned"))?
-            .get(&m.manifest_path)
-        {
-            return Ok::<_, Error>(hit.clone());
+        if let Some(hit) = cache.manifest(&m.manifest_path) {
+            return Ok::<_, Error>(hit);
         }
         let bytes = get_metadata_object(storage, &m.manifest_path, "manifest").await?;
         let entries = Arc::new(
             manifest::decode_manifest(&bytes, m).map_err(|e| e.context(format!("manifest {}", m.manifest_path)))?,
         );
-        cache
-            .entries
-            .lock()
-            .map_err(|_| Error::internal("cache poisoned"))?
-            .insert(m.manifest_path.clone(), entries.clone());
+        cache.put_manifest(&m.manifest_path, entries.clone(), bytes.len());
         Ok(entries)
     });
     let mut out = Vec::new();
@@ -498,10 +502,18 @@ pub(crate) async fn live_entries(
 /// Errors: [`ErrorKind::Corruption`] when the manifest list is missing or cannot be decoded.
 pub(crate) async fn manifest_list(
     storage: &Storage,
+    cache: &MetadataCache,
     snapshot: &iceberg::spec::Snapshot,
-) -> Result<Vec<iceberg::spec::ManifestFile>> {
-    let list = get_metadata_object(storage, snapshot.manifest_list(), "manifest list").await?;
-    manifest::decode_manifest_list(&list).map_err(|e| e.context(format!("manifest list {}", snapshot.manifest_list())))
+) -> Result<Arc<Vec<iceberg::spec::ManifestFile>>> {
+    let location = snapshot.manifest_list();
+    if let Some(hit) = cache.manifest_list(location) {
+        return Ok(hit);
+    }
+    let bytes = get_metadata_object(storage, location, "manifest list").await?;
+    let list =
+        Arc::new(manifest::decode_manifest_list(&bytes).map_err(|e| e.context(format!("manifest list {location}")))?);
+    cache.put_manifest_list(location, list.clone(), bytes.len());
+    Ok(list)
 }
 
 /// Reads a metadata object that a committed snapshot references: missing means corruption.

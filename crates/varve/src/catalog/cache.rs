@@ -1,0 +1,96 @@
+//! The lake's cache of decoded table metadata: `v<N>.metadata.json` files, manifest lists and
+//! manifests, each by location. Every one of these objects is immutable once written (a metadata
+//! version is created only by put-if-absent, manifests and lists under fresh names; Iceberg spec,
+//! "File System Tables" and "Manifests"), so an entry never goes stale: the cache only saves GETs
+//! and JSON or Avro decoding on repeated loads, scans and commits. Which version is current is
+//! never cached here; the catalog checks that on every load.
+//!
+//! Bounded by weight (the encoded size of each object, bytes), least recently used first out
+//! (moka's TinyLFU), so a long-running process with many tables or commits keeps a fixed memory.
+
+use std::sync::Arc;
+
+use iceberg::spec::{ManifestEntry, ManifestFile, TableMetadata};
+use moka::sync::Cache;
+
+/// Bytes of encoded metadata JSON kept decoded.
+const METADATA_BYTES: u64 = 64 << 20;
+/// Bytes of encoded manifest lists kept decoded.
+const LIST_BYTES: u64 = 16 << 20;
+/// Bytes of encoded manifests kept decoded (their live entries).
+const MANIFEST_BYTES: u64 = 128 << 20;
+
+/// Decoded immutable metadata objects by location (module docs). Cheap to share: clones of the
+/// values are `Arc`s.
+#[derive(Debug)]
+pub(crate) struct MetadataCache {
+    metadata: Cache<String, (Arc<TableMetadata>, u32)>,
+    lists: Cache<String, (Arc<Vec<ManifestFile>>, u32)>,
+    manifests: Cache<String, (Arc<Vec<ManifestEntry>>, u32)>,
+}
+
+impl Default for MetadataCache {
+    fn default() -> Self {
+        fn cache<V: Clone + Send + Sync + 'static>(bytes: u64) -> Cache<String, (V, u32)> {
+            Cache::builder()
+                .max_capacity(bytes)
+                .weigher(|k: &String, v: &(V, u32)| v.1.saturating_add(k.len() as u32))
+                .build()
+        }
+        MetadataCache {
+            metadata: cache(METADATA_BYTES),
+            lists: cache(LIST_BYTES),
+            manifests: cache(MANIFEST_BYTES),
+        }
+    }
+}
+
+impl MetadataCache {
+    /// The table metadata stored at `location`, if cached.
+    pub(crate) fn metadata(&self, location: &str) -> Option<Arc<TableMetadata>> {
+        self.metadata.get(location).map(|v| v.0)
+    }
+
+    /// Keeps the metadata at `location`, whose encoded size is `bytes`.
+    pub(crate) fn put_metadata(&self, location: &str, metadata: Arc<TableMetadata>, bytes: usize) {
+        self.metadata.insert(location.to_string(), (metadata, weight(bytes)));
+    }
+
+    /// The manifests listed by the manifest list at `location`, if cached.
+    pub(crate) fn manifest_list(&self, location: &str) -> Option<Arc<Vec<ManifestFile>>> {
+        self.lists.get(location).map(|v| v.0)
+    }
+
+    pub(crate) fn put_manifest_list(&self, location: &str, list: Arc<Vec<ManifestFile>>, bytes: usize) {
+        self.lists.insert(location.to_string(), (list, weight(bytes)));
+    }
+
+    /// The live entries of the manifest at `location`, if cached.
+    pub(crate) fn manifest(&self, location: &str) -> Option<Arc<Vec<ManifestEntry>>> {
+        self.manifests.get(location).map(|v| v.0)
+    }
+
+    pub(crate) fn put_manifest(&self, location: &str, entries: Arc<Vec<ManifestEntry>>, bytes: usize) {
+        self.manifests.insert(location.to_string(), (entries, weight(bytes)));
+    }
+}
+
+fn weight(bytes: usize) -> u32 {
+    u32::try_from(bytes).unwrap_or(u32::MAX)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn entries_are_found_by_location() {
+        let c = MetadataCache::default();
+        assert!(c.manifest("a").is_none());
+        c.put_manifest("a", Arc::new(vec![]), 10);
+        assert!(c.manifest("a").is_some());
+        assert!(c.manifest("b").is_none());
+        c.put_manifest_list("l", Arc::new(vec![]), 10);
+        assert!(c.manifest_list("l").is_some());
+    }
+}
