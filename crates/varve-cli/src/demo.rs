@@ -157,7 +157,7 @@ pub(crate) async fn run(dir: Option<PathBuf>) -> Result<()> {
     )
     .await?;
     say!("\n== History of health.cgm (varve history health.cgm)");
-    crate::output::print_history(&lake.history("health.cgm").await?)?;
+    crate::output::print_history(&lake.history("health.cgm").await?, None, None)?;
     say!(
         "\nThe lake stays in {}. Try:\n  varve --lake {} info market.stocks\n  \
          varve --lake {} sql \"SELECT Ticker, count(*) FROM market.stocks GROUP BY Ticker\"",

@@ -7,6 +7,7 @@ mod demo;
 mod import;
 mod maintain;
 mod output;
+mod shell;
 mod table;
 
 use std::collections::HashMap;
@@ -47,20 +48,26 @@ struct Cli {
 enum Command {
     /// Load CSV, TSV (optionally gzip-compressed), Parquet or NDJSON files into a table.
     Import(Box<import::ImportArgs>),
-    /// Run a SQL statement and print its result.
+    /// Run SQL statements and print their results; without a statement, an interactive shell.
     Sql(SqlArgs),
     /// Create an empty table from column definitions.
     Create(CreateArgs),
     /// List the tables of the lake.
-    Ls,
+    Ls {
+        #[command(flatten)]
+        out: OutputArgs,
+    },
     /// Show a table's columns, contract and size: rows, files, bytes, snapshots, time range, series.
     Info {
         /// The table, as namespace.table or table.
         table: String,
         /// Print the size and shape as one JSON object (rows, live_files, delete_files, bytes,
-        /// manifests, snapshots, partitions, min_time, max_time, series, properties).
+        /// manifests, snapshots, partitions, min_time, max_time, series, properties); the same as
+        /// --format json.
         #[arg(long)]
         json: bool,
+        #[command(flatten)]
+        out: OutputArgs,
     },
     /// Maintain tables: drop data past retention, merge small files, expire old snapshots, delete
     /// unreferenced files.
@@ -73,14 +80,15 @@ enum Command {
     Latest {
         /// The table.
         table: String,
-        /// Output format.
-        #[arg(long, value_enum)]
-        format: Option<OutputFormat>,
+        #[command(flatten)]
+        out: OutputArgs,
     },
     /// List a table's snapshots: id, time, operation, rows added, batch id, note.
     History {
         /// The table.
         table: String,
+        #[command(flatten)]
+        out: OutputArgs,
     },
     /// Delete a table and all its files.
     Drop {
@@ -99,17 +107,30 @@ enum Command {
     },
 }
 
+/// How a command prints its result; the same options on sql, latest, info, history and ls.
 #[derive(Debug, Args)]
-struct SqlArgs {
-    /// The statement, e.g. "SELECT * FROM trades LIMIT 10".
-    query: String,
-    /// Output format: table (aligned, the default on a terminal), csv (the default otherwise),
-    /// json (an array), ndjson or parquet.
+struct OutputArgs {
+    /// Output format: table (aligned), csv, json (an array of objects), ndjson or parquet (needs
+    /// --output). Default: a table on a terminal and CSV otherwise for sql and latest; the
+    /// command's own text for info, history and ls.
     #[arg(long, value_enum)]
     format: Option<OutputFormat>,
-    /// Write the result to this file instead of standard output.
-    #[arg(long, short = 'O')]
+    /// Write the result to this file instead of standard output (a .parquet name picks parquet).
+    #[arg(long, short = 'O', value_name = "FILE")]
     output: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+struct SqlArgs {
+    /// The statements, e.g. "SELECT * FROM trades LIMIT 10" (several separated by ;), or - to
+    /// read them from standard input. Without one (and without --file), a terminal gets an
+    /// interactive shell and a pipe is read as a script.
+    query: Option<String>,
+    /// Read the statements from this file (- for standard input).
+    #[arg(long, short = 'f', value_name = "FILE", conflicts_with = "query")]
+    file: Option<PathBuf>,
+    #[command(flatten)]
+    out: OutputArgs,
     /// Cancel the query after this many seconds.
     #[arg(long, value_name = "SECONDS")]
     timeout: Option<f64>,
@@ -235,30 +256,44 @@ async fn run(cli: Cli) -> varve::Result<()> {
                 max_rows: args.max_rows,
                 memory_limit: args.memory_limit.as_deref().map(parse_bytes).transpose()?,
             };
-            let r = lake.sql_with(&args.query, &limits).await?;
-            output::write_result(&r, args.format, args.output.as_deref())
+            let mut shell = shell::Shell::new(&lake, lake.session(limits)?, args.out.format, args.out.output);
+            match (args.query.as_deref(), args.file.as_deref()) {
+                (Some("-"), _) => shell.run_file(std::path::Path::new("-")).await,
+                (Some(q), _) => shell.run_script(q).await,
+                (None, Some(f)) => shell.run_file(f).await,
+                (None, None) if shell::stdin_is_terminal() => shell.interactive().await,
+                (None, None) => shell.run_file(std::path::Path::new("-")).await,
+            }
         }
         Command::Create(args) => create(&lake, args).await,
-        Command::Ls => {
+        Command::Ls { out } => {
             let tables = lake.tables().await?;
             if tables.is_empty() {
                 eprintln!("no tables in {}", lake.url());
             }
             let names: Vec<String> = tables.iter().map(|t| t.to_string()).collect();
+            if out.format.is_some() || out.output.is_some() {
+                return output::write_result(&output::tables_result(&names)?, out.format, out.output.as_deref());
+            }
             if names.is_empty() {
                 return Ok(());
             }
             output::line(&names.join("\n"))
         }
-        Command::Info { table, json } => output::print_info(&lake, &table, json).await,
+        Command::Info { table, json, out } => {
+            let format = if json { Some(OutputFormat::Json) } else { out.format };
+            output::print_info(&lake, &table, format, out.output.as_deref()).await
+        }
         Command::Maintain(args) => maintain::run(&lake, args).await,
         Command::Alter(args) => maintain::alter(&lake, args).await,
         Command::Delete(args) => maintain::delete(&lake, args).await,
-        Command::Latest { table, format } => {
+        Command::Latest { table, out } => {
             let r = lake.latest(&table).await?;
-            output::write_result(&r, format, None)
+            output::write_result(&r, out.format, out.output.as_deref())
         }
-        Command::History { table } => output::print_history(&lake.history(&table).await?),
+        Command::History { table, out } => {
+            output::print_history(&lake.history(&table).await?, out.format, out.output.as_deref())
+        }
         Command::Drop { table, yes } => {
             let ident = varve::TableIdent::parse(&table)?;
             let info = lake.info(&table).await?;

@@ -8,8 +8,13 @@ use std::fs::File;
 use std::io::{IsTerminal, Write};
 use std::path::Path;
 
+use std::sync::Arc;
+
 use clap::ValueEnum;
-use varve::arrow::array::RecordBatch;
+use varve::arrow::array::{
+    ArrayRef, BooleanArray, Int64Array, RecordBatch, StringArray, TimestampMillisecondArray, UInt64Array,
+};
+use varve::arrow::datatypes::{Field, Schema};
 use varve::{Error, Lake, QueryResult, Result, SnapshotInfo};
 
 /// Result formats.
@@ -170,12 +175,26 @@ fn time_text(us: Option<i64>) -> String {
 }
 
 /// Prints `varve info`.
-pub(crate) async fn print_info(lake: &Lake, table: &str, json: bool) -> Result<()> {
+///
+/// The text by default; JSON is one object (the keys of [`varve::TableInfo`]); the other formats
+/// get one row with those keys as columns (the properties as one JSON text).
+pub(crate) async fn print_info(
+    lake: &Lake,
+    table: &str,
+    format: Option<OutputFormat>,
+    output: Option<&Path>,
+) -> Result<()> {
     let d = lake.describe(table).await?;
     let i = lake.info(table).await?;
-    if json {
-        let text = serde_json::to_string_pretty(&i).map_err(|e| varve::Error::internal(e.to_string()))?;
-        return line(&text);
+    if format == Some(OutputFormat::Json) {
+        let text = serde_json::to_string_pretty(&i).map_err(|e| varve::Error::internal(e.to_string()))? + "\n";
+        return match output {
+            Some(p) => std::fs::write(p, text).map_err(|e| Error::invalid(format!("{}: {e}", p.display()))),
+            None => line(text.trim_end()),
+        };
+    }
+    if format.is_some() || output.is_some() {
+        return write_result(&info_result(&i)?, format, output);
     }
     let mut out = String::new();
     macro_rules! outln {
@@ -234,37 +253,98 @@ pub(crate) async fn print_info(lake: &Lake, table: &str, json: bool) -> Result<(
     line(out.trim_end_matches('\n'))
 }
 
-/// Prints `varve history`.
-pub(crate) fn print_history(h: &[SnapshotInfo]) -> Result<()> {
-    let mut out = String::new();
-    macro_rules! outln {
-        ($($t:tt)*) => {{
-            out.push_str(&format!($($t)*));
-            out.push('\n');
-        }};
-    }
-    outln!(
-        "{:<20} {:<24} {:<9} {:>10}  {:<20} note",
-        "snapshot",
-        "time (UTC)",
-        "operation",
-        "rows",
-        "batch id"
-    );
-    for s in h {
-        let t = chrono::DateTime::from_timestamp_millis(s.timestamp_ms)
-            .map(|d| d.format("%Y-%m-%dT%H:%M:%S%.3fZ").to_string())
-            .unwrap_or_default();
-        outln!(
-            "{:<20} {:<24} {:<9} {:>10}  {:<20} {}{}",
-            s.snapshot_id,
-            t,
-            s.operation,
-            s.rows_added,
-            s.batch_id.as_deref().unwrap_or("-"),
-            s.note.as_deref().unwrap_or(""),
-            if s.is_current { "  (current)" } else { "" }
-        );
-    }
-    line(out.trim_end_matches('\n'))
+/// Prints `varve history`: an aligned table by default (`current` marks the current snapshot),
+/// or `format`.
+pub(crate) fn print_history(h: &[SnapshotInfo], format: Option<OutputFormat>, output: Option<&Path>) -> Result<()> {
+    let text_table = format.unwrap_or(OutputFormat::Table) == OutputFormat::Table;
+    let current: ArrayRef = if text_table {
+        Arc::new(StringArray::from_iter_values(h.iter().map(|s| {
+            if s.is_current {
+                "(current)"
+            } else {
+                ""
+            }
+        })))
+    } else {
+        Arc::new(BooleanArray::from_iter(h.iter().map(|s| Some(s.is_current))))
+    };
+    let columns: Vec<(&str, ArrayRef)> = vec![
+        (
+            "snapshot",
+            Arc::new(Int64Array::from_iter_values(h.iter().map(|s| s.snapshot_id))),
+        ),
+        (
+            "time",
+            Arc::new(
+                TimestampMillisecondArray::from_iter_values(h.iter().map(|s| s.timestamp_ms)).with_timezone("UTC"),
+            ),
+        ),
+        (
+            "operation",
+            Arc::new(StringArray::from_iter_values(h.iter().map(|s| s.operation.as_str()))),
+        ),
+        (
+            "rows",
+            Arc::new(UInt64Array::from_iter_values(h.iter().map(|s| s.rows_added))),
+        ),
+        (
+            "files",
+            Arc::new(UInt64Array::from_iter_values(h.iter().map(|s| s.files_added))),
+        ),
+        (
+            "batch_id",
+            Arc::new(StringArray::from_iter(h.iter().map(|s| s.batch_id.as_deref()))),
+        ),
+        (
+            "note",
+            Arc::new(StringArray::from_iter(h.iter().map(|s| s.note.as_deref()))),
+        ),
+        ("current", current),
+    ];
+    write_result(
+        &columns_result(columns)?,
+        Some(format.unwrap_or(OutputFormat::Table)),
+        output,
+    )
+}
+
+/// `varve ls` as a result: one column `table`.
+pub(crate) fn tables_result(names: &[String]) -> Result<QueryResult> {
+    columns_result(vec![("table", Arc::new(StringArray::from_iter_values(names.iter())))])
+}
+
+/// `varve info` as a one-row result with the keys of [`varve::TableInfo`] as columns.
+fn info_result(i: &varve::TableInfo) -> Result<QueryResult> {
+    let properties = serde_json::to_string(&i.properties).map_err(|e| Error::internal(e.to_string()))?;
+    let u = |v: u64| -> ArrayRef { Arc::new(UInt64Array::from(vec![v])) };
+    let text = |v: Option<&str>| -> ArrayRef { Arc::new(StringArray::from(vec![v])) };
+    columns_result(vec![
+        ("table", text(Some(&i.table))),
+        ("rows", u(i.rows)),
+        ("live_files", u(i.live_files)),
+        ("delete_files", u(i.delete_files)),
+        ("bytes", u(i.bytes)),
+        ("manifests", u(i.manifests)),
+        ("snapshots", u(i.snapshots)),
+        ("partitions", u(i.partitions)),
+        ("min_time", text(i.min_time.as_deref())),
+        ("max_time", text(i.max_time.as_deref())),
+        ("series", Arc::new(UInt64Array::from(vec![i.series]))),
+        ("snapshot_id", Arc::new(Int64Array::from(vec![i.snapshot_id]))),
+        ("properties", text(Some(&properties))),
+    ])
+}
+
+fn columns_result(columns: Vec<(&str, ArrayRef)>) -> Result<QueryResult> {
+    let schema = Arc::new(Schema::new(
+        columns
+            .iter()
+            .map(|(n, a)| Field::new(*n, a.data_type().clone(), true))
+            .collect::<Vec<_>>(),
+    ));
+    let batch = RecordBatch::try_new(schema.clone(), columns.into_iter().map(|(_, a)| a).collect())?;
+    Ok(QueryResult {
+        schema,
+        batches: vec![batch],
+    })
 }

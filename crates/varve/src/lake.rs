@@ -17,7 +17,7 @@ use crate::format::properties;
 use crate::format::{schema, ColumnChange, TableContract};
 use crate::maintain::delete::DeleteReport;
 use crate::maintain::{self, MaintainOptions, MaintainReport};
-use crate::query::session::{self, QueryOptions};
+use crate::query::session::{QueryOptions, Session};
 use crate::storage::{Storage, StorageKind};
 
 /// A lake: a directory or bucket prefix holding tables as Iceberg v2 metadata and Parquet files.
@@ -344,7 +344,7 @@ impl Lake {
             None => format!("DELETE FROM {}", table_sql(&ident)),
         };
         let limits = QueryOptions::default();
-        let prepared = session::prepare(&self.storage, &self.cache, &sql, &limits).await?;
+        let prepared = self.session(limits)?.prepare(&sql).await?;
         let deletes = prepared.deletes.clone();
         prepared.collect(&limits).await?;
         let report = deletes.lock().ok().and_then(|mut d| d.pop());
@@ -422,34 +422,20 @@ impl Lake {
     /// passes `max_rows` or the query cannot fit in `memory_limit`; [`crate::ErrorKind::InvalidInput`]
     /// for zero limits.
     pub async fn sql_with(&self, sql: &str, limits: &QueryOptions) -> Result<QueryResult> {
-        let run = async {
-            let prepared = session::prepare(&self.storage, &self.cache, sql, limits).await?;
-            let planned = prepared.schema();
-            let batches = prepared.collect(limits).await?;
-            // The batches' own schema can differ from the plan's in nullability: keep theirs.
-            let schema = batches.first().map(|b| b.schema()).unwrap_or(planned);
-            Ok(QueryResult { schema, batches })
-        };
-        match limits.timeout {
-            // Planning counts too: it reads metadata.
-            Some(t) => tokio::time::timeout(t, run).await.map_err(|_| {
-                Error::new(
-                    crate::ErrorKind::Timeout,
-                    format!(
-                        "the query ran past its timeout of {:.3} s and was cancelled",
-                        t.as_secs_f64()
-                    ),
-                )
-            })?,
-            None => run.await,
-        }
+        self.session(*limits)?.sql(sql).await
+    }
+
+    /// A SQL session: statements run in order in one context, so `SET` applies to those after
+    /// it; each statement runs within `limits`.
+    ///
+    /// Errors: [`crate::ErrorKind::InvalidInput`] for zero limits.
+    pub fn session(&self, limits: QueryOptions) -> Result<Session> {
+        Session::new(&self.storage, &self.cache, limits)
     }
 
     /// Runs one SQL statement as a stream of batches (for results too large to collect).
     pub async fn sql_stream(&self, sql: &str) -> Result<(SchemaRef, SendableRecordBatchStream)> {
-        let prepared = session::prepare(&self.storage, &self.cache, sql, &QueryOptions::default()).await?;
-        let schema = prepared.schema();
-        Ok((schema, prepared.stream().await?))
+        self.session(QueryOptions::default())?.sql_stream(sql).await
     }
 
     /// The newest row of every series (the newest row of the table when it has no series key).

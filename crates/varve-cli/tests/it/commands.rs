@@ -147,7 +147,26 @@ fn create_insert_query_in_every_format() {
         "ts,sensor,celsius\n2024-03-01T11:30:00Z,s1,21.0\n2024-03-01T10:15:00Z,s2,19.0\n"
     );
     let history = varve_ok(&["--lake", lake, "history", "iot.temps"]);
-    assert_eq!(history.lines().count(), 2, "{history}");
+    let lines: Vec<&str> = history.lines().collect();
+    assert!(
+        lines[1].contains("| time ") && lines[1].contains("| current"),
+        "{history}"
+    );
+    assert!(
+        lines[3].contains("| append ") && lines[3].contains("(current) |"),
+        "{history}"
+    );
+    assert_eq!(lines.last(), Some(&"1 row"), "{history}");
+    assert!(
+        lines.iter().all(|l| l.len() == lines[0].len() || *l == "1 row"),
+        "aligned: {history}"
+    );
+    let history = varve_ok(&["--lake", lake, "history", "iot.temps", "--format", "json"]);
+    assert!(
+        history.contains(r#""operation":"append","rows":3,"files":2"#),
+        "{history}"
+    );
+    assert!(history.contains(r#""current":true"#), "{history}");
     let explain = varve_ok(&[
         "--lake",
         lake,

@@ -10,6 +10,7 @@ mod maintenance;
 mod pipes;
 mod real_data;
 mod real_files;
+mod shell;
 
 use std::process::{Command, Output};
 

@@ -44,6 +44,23 @@ pub enum ColumnChange {
     },
 }
 
+/// The name [`parse_type`] reads back for `dt` (`int64`, `timestamptz`, ...), as `CREATE TABLE`
+/// and `varve create` spell types; Arrow's own name for types without one.
+pub fn type_label(dt: &DataType) -> String {
+    match dt {
+        DataType::Boolean => "bool".into(),
+        DataType::Int32 => "int32".into(),
+        DataType::Int64 => "int64".into(),
+        DataType::Float32 => "float32".into(),
+        DataType::Float64 => "float64".into(),
+        DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View => "string".into(),
+        DataType::Date32 => "date".into(),
+        DataType::Timestamp(TimeUnit::Microsecond, None) => "timestamp".into(),
+        DataType::Timestamp(TimeUnit::Microsecond, Some(_)) => "timestamptz".into(),
+        other => other.to_string(),
+    }
+}
+
 /// The Arrow type of a column type name as `varve create -c NAME:TYPE` and SQL take them: `bool`,
 /// `int32`/`int`/`integer`, `int64`/`bigint`/`long`, `float32`/`float`/`real`, `float64`/`double`
 /// (as DataFusion's SQL reads `FLOAT` and `DOUBLE`),

@@ -15,4 +15,4 @@ pub(crate) mod schema;
 pub(crate) mod stats;
 
 pub use contract::{Dedup, Partitioning, TableContract, PARTITION_ROWS};
-pub use evolve::{parse_type, ColumnChange};
+pub use evolve::{parse_type, type_label, ColumnChange};

@@ -364,12 +364,21 @@ pub(crate) enum Ran {
 /// Errors: the engine call's (for example [`crate::ErrorKind::AlreadyExists`],
 /// [`crate::ErrorKind::NotFound`]).
 pub(crate) async fn run(ddl: Ddl, storage: &Storage, cache: &Arc<MetadataCache>, ctx: &SessionContext) -> Result<Ran> {
-    let empty = |column: &str| format!("SELECT 1 AS {column} WHERE false");
-    let done = |df: DataFrame| Ok(Ran::Done(Box::new(df)));
+    // What the statement did, as one row of one column `result` (a shell prints it).
+    let done = |text: String| -> Result<Ran> {
+        let schema = Arc::new(Schema::new(vec![Field::new(
+            "result",
+            arrow::datatypes::DataType::Utf8,
+            false,
+        )]));
+        let batch =
+            arrow::array::RecordBatch::try_new(schema, vec![Arc::new(arrow::array::StringArray::from(vec![text]))])?;
+        Ok(Ran::Done(Box::new(ctx.read_batch(batch)?)))
+    };
     match ddl {
         Ddl::Alter { table, changes } => {
             crate::commit::evolve_schema(storage, cache, &table, &changes).await?;
-            done(ctx.sql(&empty("altered")).await?)
+            done(format!("altered table {table}"))
         }
         Ddl::CreateTable {
             table,
@@ -379,11 +388,11 @@ pub(crate) async fn run(ddl: Ddl, storage: &Storage, cache: &Arc<MetadataCache>,
             query,
         } => {
             if if_not_exists && lake_catalog::current_version(storage, &table).await?.is_some() {
-                return done(ctx.sql(&empty("created")).await?);
+                return done(format!("table {table} exists already (left as it is)"));
             }
             let Some(query) = query else {
                 lake_catalog::create(storage, &table, &Schema::new(columns), &contract).await?;
-                return done(ctx.sql(&empty("created")).await?);
+                return done(format!("created table {table}"));
             };
             let planned = ctx.sql(&query).await?;
             let fields: Vec<Field> = planned
@@ -398,18 +407,23 @@ pub(crate) async fn run(ddl: Ddl, storage: &Storage, cache: &Arc<MetadataCache>,
             Ok(Ran::Fill { table, insert })
         }
         Ddl::DropTable { tables, if_exists } => {
+            let mut dropped = Vec::new();
             for t in &tables {
                 match lake_catalog::drop_table(storage, t).await {
-                    Ok(_) => {}
+                    Ok(_) => dropped.push(t.to_string()),
                     Err(e) if if_exists && e.kind() == crate::ErrorKind::NotFound => {}
                     Err(e) => return Err(e),
                 }
             }
-            done(ctx.sql(&empty("dropped")).await?)
+            done(match dropped.len() {
+                0 => "no table dropped (none existed)".to_string(),
+                1 => format!("dropped table {}", dropped[0]),
+                _ => format!("dropped tables {}", dropped.join(", ")),
+            })
         }
         Ddl::CreateSchema { name, if_not_exists } => {
             lake_catalog::create_namespace(storage, &name, if_not_exists).await?;
-            done(ctx.sql(&empty("created")).await?)
+            done(format!("created schema {name}"))
         }
         Ddl::DropSchema {
             names,
@@ -419,7 +433,7 @@ pub(crate) async fn run(ddl: Ddl, storage: &Storage, cache: &Arc<MetadataCache>,
             for n in &names {
                 lake_catalog::drop_namespace(storage, n, if_exists, cascade).await?;
             }
-            done(ctx.sql(&empty("dropped")).await?)
+            done(format!("dropped schema {}", names.join(", ")))
         }
     }
 }

@@ -1,4 +1,6 @@
-//! A SQL session over the lake: DataFusion with the lake's catalog, object store and functions.
+//! A SQL session over the lake ([`Session`]): DataFusion with the lake's catalog, object store and
+//! functions, statements planned and run in order in one context; and splitting a script into
+//! statements ([`split_statements`]).
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -15,6 +17,7 @@ use url::Url;
 
 use crate::catalog::{self as lake_catalog, MetadataCache, DEFAULT_NAMESPACE};
 use crate::error::{Error, ErrorKind, Result};
+use crate::lake::QueryResult;
 use crate::query::catalog::{LakeCatalog, CATALOG};
 use crate::query::provider::{QueryEnv, ScanNote, STORE_URL};
 use crate::query::{ddl, functions};
@@ -176,84 +179,161 @@ fn text_argument_error(sql: &str, message: &str) -> Option<Error> {
     )))
 }
 
-/// Builds a session over the lake and plans `sql` (after the time-travel rewrite).
-pub(crate) async fn prepare(
-    storage: &Storage,
-    cache: &Arc<MetadataCache>,
-    sql: &str,
-    limits: &QueryOptions,
-) -> Result<Prepared> {
-    limits.validate()?;
-    let scans = Arc::new(Mutex::new(Vec::new()));
-    let deletes = Arc::new(Mutex::new(Vec::new()));
-    let env = QueryEnv {
-        storage: storage.clone(),
-        cache: cache.clone(),
-        scans: scans.clone(),
-        deletes: deletes.clone(),
-    };
-    let config = SessionConfig::new()
-        .with_information_schema(true)
-        .with_default_catalog_and_schema(CATALOG, DEFAULT_NAMESPACE)
-        .with_create_default_catalog_and_schema(false)
-        // Column names are kept as the data has them (`Ticker`, `time (UTC)`): identifiers are
-        // case-sensitive, as in the Iceberg schema.
-        .set_bool("datafusion.sql_parser.enable_ident_normalization", false);
-    let mut runtime = RuntimeEnvBuilder::new();
-    let mut config = config;
-    if let Some(bytes) = limits.memory_limit {
-        runtime = runtime.with_memory_pool(Arc::new(FairSpillPool::new(bytes)));
-        // A sort keeps this much back to merge its spill files; DataFusion's default (10 MiB) would
-        // not fit a small limit at all.
-        config = config.set_usize(
-            "datafusion.execution.sort_spill_reservation_bytes",
-            (bytes / 4).min(10 << 20),
-        );
+/// A SQL session over a lake: one DataFusion context in which statements run in order, so that
+/// `SET datafusion....` applies to the statements after it. Tables are looked up again for every
+/// statement (a table another statement or process created is seen), and each statement reads
+/// the newest snapshot of the tables it names (or the one it asks for by time travel).
+///
+/// Made by [`crate::Lake::session`]; [`crate::Lake::sql`] runs each statement in a new one.
+pub struct Session {
+    storage: Storage,
+    cache: Arc<MetadataCache>,
+    ctx: SessionContext,
+    scans: Arc<Mutex<Vec<ScanNote>>>,
+    deletes: Arc<Mutex<Vec<crate::maintain::delete::DeleteReport>>>,
+    limits: QueryOptions,
+}
+
+impl std::fmt::Debug for Session {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Session")
+            .field("lake", &self.storage.root)
+            .field("limits", &self.limits)
+            .finish()
     }
-    let ctx = SessionContext::new_with_config_rt(config, runtime.build_arc()?);
-    let url = Url::parse(STORE_URL).map_err(|e| crate::Error::internal(e.to_string()))?;
-    ctx.runtime_env()
-        .register_object_store(&url, store::NamingStore::wrap(storage.store.clone()));
-    let (namespaces, tables) = lake_catalog::list_layout(storage).await?;
-    ctx.register_catalog(
-        CATALOG,
-        Arc::new(LakeCatalog {
-            env,
-            namespaces,
-            tables,
-        }),
-    );
-    for f in functions::all() {
-        ctx.register_udf(f.as_ref().clone());
+}
+
+impl Session {
+    /// A session over the lake in `storage` whose statements each run within `limits` (the
+    /// memory limit holds for the whole session).
+    ///
+    /// Errors: [`crate::ErrorKind::InvalidInput`] for zero limits.
+    pub(crate) fn new(storage: &Storage, cache: &Arc<MetadataCache>, limits: QueryOptions) -> Result<Session> {
+        limits.validate()?;
+        let config = SessionConfig::new()
+            .with_information_schema(true)
+            .with_default_catalog_and_schema(CATALOG, DEFAULT_NAMESPACE)
+            .with_create_default_catalog_and_schema(false)
+            // Column names are kept as the data has them (`Ticker`, `time (UTC)`): identifiers are
+            // case-sensitive, as in the Iceberg schema.
+            .set_bool("datafusion.sql_parser.enable_ident_normalization", false)
+            // `now()`, `to_timestamp(...)` and the like are in UTC and print with `Z`, as the
+            // tables' time columns do (`SET datafusion.execution.time_zone` changes it).
+            .set_str("datafusion.execution.time_zone", "UTC");
+        let mut runtime = RuntimeEnvBuilder::new();
+        let mut config = config;
+        if let Some(bytes) = limits.memory_limit {
+            runtime = runtime.with_memory_pool(Arc::new(FairSpillPool::new(bytes)));
+            // A sort keeps this much back to merge its spill files; DataFusion's default (10 MiB)
+            // would not fit a small limit at all.
+            config = config.set_usize(
+                "datafusion.execution.sort_spill_reservation_bytes",
+                (bytes / 4).min(10 << 20),
+            );
+        }
+        let ctx = SessionContext::new_with_config_rt(config, runtime.build_arc()?);
+        let url = Url::parse(STORE_URL).map_err(|e| crate::Error::internal(e.to_string()))?;
+        ctx.runtime_env()
+            .register_object_store(&url, store::NamingStore::wrap(storage.store.clone()));
+        for f in functions::all() {
+            ctx.register_udf(f.as_ref().clone());
+        }
+        Ok(Session {
+            storage: storage.clone(),
+            cache: cache.clone(),
+            ctx,
+            scans: Arc::new(Mutex::new(Vec::new())),
+            deletes: Arc::new(Mutex::new(Vec::new())),
+            limits,
+        })
     }
-    let text = time_travel::rewrite(sql)?;
-    let text = text.as_deref().unwrap_or(sql);
-    check_depth(text)?;
-    if let Some(statement) = ddl::parse(text)? {
-        // DDL runs when it is planned, as DataFusion's own DDL does.
-        let df = match ddl::run(statement, storage, cache, &ctx).await? {
-            ddl::Ran::Done(df) => *df,
-            ddl::Ran::Fill { table, insert } => {
-                let filled = async {
-                    Box::pin(prepare(storage, cache, &insert, limits))
-                        .await?
-                        .collect(limits)
-                        .await
-                };
-                match filled.await {
-                    Ok(batches) => ctx.read_batches(batches)?,
-                    Err(e) => return Err(ddl::undo_create(storage, &table, e).await),
-                }
-            }
+
+    /// Runs one SQL statement and collects its result, within the session's limits.
+    ///
+    /// Errors: as [`crate::Lake::sql_with`].
+    pub async fn sql(&self, sql: &str) -> Result<QueryResult> {
+        let limits = self.limits;
+        let run = async {
+            let prepared = self.prepare(sql).await?;
+            let planned = prepared.schema();
+            let batches = prepared.collect(&limits).await?;
+            // The batches' own schema can differ from the plan's in nullability: keep theirs.
+            let schema = batches.first().map(|b| b.schema()).unwrap_or(planned);
+            Ok(QueryResult { schema, batches })
         };
-        return Ok(Prepared { df, scans, deletes });
+        match limits.timeout {
+            // Planning counts too: it reads metadata.
+            Some(t) => tokio::time::timeout(t, run).await.map_err(|_| {
+                Error::new(
+                    ErrorKind::Timeout,
+                    format!(
+                        "the query ran past its timeout of {:.3} s and was cancelled",
+                        t.as_secs_f64()
+                    ),
+                )
+            })?,
+            None => run.await,
+        }
     }
-    let df = match ctx.sql(text).await {
-        Ok(df) => df,
-        Err(e) => return Err(text_argument_error(text, &e.to_string()).unwrap_or_else(|| e.into())),
-    };
-    let df = short_column_names(df)?;
-    Ok(Prepared { df, scans, deletes })
+
+    /// Runs one SQL statement as a stream of batches (for results too large to collect). The
+    /// session's timeout and row limit do not apply to a stream; its memory limit does.
+    ///
+    /// Errors: as [`Session::sql`], for planning.
+    pub async fn sql_stream(&self, sql: &str) -> Result<(SchemaRef, SendableRecordBatchStream)> {
+        let prepared = self.prepare(sql).await?;
+        let schema = prepared.schema();
+        Ok((schema, prepared.stream().await?))
+    }
+
+    /// Plans `sql` (after the time-travel rewrite) against the lake's tables as they are now.
+    pub(crate) async fn prepare(&self, sql: &str) -> Result<Prepared> {
+        if let Ok(mut notes) = self.scans.lock() {
+            notes.clear();
+        }
+        if let Ok(mut notes) = self.deletes.lock() {
+            notes.clear();
+        }
+        let env = QueryEnv {
+            storage: self.storage.clone(),
+            cache: self.cache.clone(),
+            scans: self.scans.clone(),
+            deletes: self.deletes.clone(),
+        };
+        let (namespaces, tables) = lake_catalog::list_layout(&self.storage).await?;
+        self.ctx.register_catalog(
+            CATALOG,
+            Arc::new(LakeCatalog {
+                env,
+                namespaces,
+                tables,
+            }),
+        );
+        let text = time_travel::rewrite(sql)?;
+        let text = text.as_deref().unwrap_or(sql);
+        check_depth(text)?;
+        let (scans, deletes) = (self.scans.clone(), self.deletes.clone());
+        if let Some(statement) = ddl::parse(text)? {
+            // DDL runs when it is planned, as DataFusion's own DDL does.
+            let df = match ddl::run(statement, &self.storage, &self.cache, &self.ctx).await? {
+                ddl::Ran::Done(df) => *df,
+                ddl::Ran::Fill { table, insert } => {
+                    let filled = async { Box::pin(self.prepare(&insert)).await?.collect(&self.limits).await };
+                    match filled.await {
+                        Ok(batches) => self.ctx.read_batches(batches)?,
+                        Err(e) => return Err(ddl::undo_create(&self.storage, &table, e).await),
+                    }
+                }
+            };
+            return Ok(Prepared { df, scans, deletes });
+        }
+        let df = match self.ctx.sql(text).await {
+            Ok(df) => df,
+            Err(e) => return Err(text_argument_error(text, &e.to_string()).unwrap_or_else(|| e.into())),
+        };
+        let df = short_column_names(df)?;
+        Ok(Prepared { df, scans, deletes })
+    }
 }
 
 /// Longest column name a result keeps as DataFusion made it; longer names of unaliased
@@ -403,5 +483,78 @@ impl Prepared {
     /// Runs the statement as a stream of batches.
     pub(crate) async fn stream(self) -> Result<SendableRecordBatchStream> {
         Ok(self.df.execute_stream().await?)
+    }
+}
+
+/// A SQL script cut into statements at top-level `;` (by DataFusion's SQL tokenizer, so that a
+/// `;` inside a string, a quoted name or a comment does not cut): the complete statements, each
+/// without its `;` and trimmed, and the text after the last `;` (empty, or a statement not yet
+/// ended, which a script runs too and an interactive shell waits on). Pieces that hold only
+/// whitespace and comments are dropped.
+///
+/// Errors: [`crate::ErrorKind::InvalidInput`] for text the tokenizer refuses (an unterminated
+/// string or quoted name), with its line and column.
+pub fn split_statements(text: &str) -> Result<(Vec<String>, String)> {
+    use datafusion::sql::sqlparser::dialect::GenericDialect;
+    use datafusion::sql::sqlparser::tokenizer::{Location, Token, Tokenizer};
+
+    let tokens = Tokenizer::new(&GenericDialect {}, text)
+        .with_unescape(false)
+        .tokenize_with_location()
+        .map_err(|e| Error::invalid(format!("SQL: {e}")))?;
+    let mut line_starts = vec![0usize];
+    line_starts.extend(text.match_indices('\n').map(|(i, _)| i + 1));
+    // Locations count lines and characters from 1.
+    let offset = |loc: Location| -> usize {
+        let start = line_starts
+            .get((loc.line.max(1) - 1) as usize)
+            .copied()
+            .unwrap_or(text.len());
+        text[start..]
+            .char_indices()
+            .nth((loc.column.max(1) - 1) as usize)
+            .map(|(i, _)| start + i)
+            .unwrap_or(text.len())
+    };
+    let mut statements = Vec::new();
+    // Where the statement being read starts: its first token that is not whitespace or a comment
+    // (so that comments before a statement are not part of it).
+    let mut start: Option<usize> = None;
+    for t in &tokens {
+        match &t.token {
+            Token::SemiColon => {
+                if let Some(from) = start.take() {
+                    statements.push(text[from..offset(t.span.start)].trim().to_string());
+                }
+            }
+            Token::Whitespace(_) | Token::EOF => {}
+            _ => {
+                start.get_or_insert_with(|| offset(t.span.start));
+            }
+        }
+    }
+    let rest = start.map(|from| text[from..].trim().to_string()).unwrap_or_default();
+    Ok((statements, rest))
+}
+
+#[cfg(test)]
+mod split_tests {
+    use super::split_statements;
+
+    #[test]
+    fn statements_split_at_top_level_semicolons() {
+        let (s, rest) = split_statements(
+            "SET a = 1; SELECT ';' AS \"x;y\" -- a comment; still\n FROM t;\n/* ; */ ; -- next\nSELECT 2",
+        )
+        .unwrap();
+        assert_eq!(
+            s,
+            vec!["SET a = 1", "SELECT ';' AS \"x;y\" -- a comment; still\n FROM t"]
+        );
+        assert_eq!(rest, "SELECT 2");
+        let (s, rest) = split_statements("SELECT 'é';\n-- only a comment\n").unwrap();
+        assert_eq!(s, vec!["SELECT 'é'"]);
+        assert_eq!(rest, "");
+        assert!(split_statements("SELECT 'open").is_err());
     }
 }

@@ -18,13 +18,15 @@ async fn err(lake: &Lake, q: &str) -> varve::Error {
 async fn create_insert_ctas_drop() {
     let backend = Backend::local();
     let lake = backend.open();
-    assert!(sql(
-        &lake,
-        "CREATE TABLE metrics.cpu (ts TIMESTAMP NOT NULL, host TEXT, usage DOUBLE, cores INT) \
+    assert_eq!(
+        sql(
+            &lake,
+            "CREATE TABLE metrics.cpu (ts TIMESTAMP NOT NULL, host TEXT, usage DOUBLE, cores INT) \
          WITH (time_column = 'ts', series_key = 'host', partition = 'month')"
-    )
-    .await
-    .is_empty());
+        )
+        .await,
+        vec![vec!["created table metrics.cpu".to_string()]]
+    );
     let d = lake.describe("metrics.cpu").await.unwrap();
     assert_eq!(d.contract.time_column.as_deref(), Some("ts"));
     assert_eq!(d.contract.series_key, vec!["host".to_string()]);
@@ -35,12 +37,14 @@ async fn create_insert_ctas_drop() {
     )
     .await;
     assert_eq!(e.kind(), ErrorKind::AlreadyExists, "{e}");
-    assert!(sql(
-        &lake,
-        "CREATE TABLE IF NOT EXISTS metrics.cpu (ts TIMESTAMP) WITH (time_column = 'ts')"
-    )
-    .await
-    .is_empty());
+    assert_eq!(
+        sql(
+            &lake,
+            "CREATE TABLE IF NOT EXISTS metrics.cpu (ts TIMESTAMP) WITH (time_column = 'ts')"
+        )
+        .await,
+        vec![vec!["table metrics.cpu exists already (left as it is)".to_string()]]
+    );
     sql(
         &lake,
         "INSERT INTO metrics.cpu VALUES ('2026-01-01T00:00:00Z', 'a', 0.5, 4), ('2026-01-01T00:00:10Z', 'b', 0.25, 8), \
@@ -80,11 +84,18 @@ async fn create_insert_ctas_drop() {
     // DROP TABLE, IF EXISTS, several at once.
     sql(&lake, "CREATE TABLE metrics.tmp1 (x BIGINT)").await;
     sql(&lake, "CREATE TABLE metrics.tmp2 (x BIGINT)").await;
-    sql(&lake, "DROP TABLE metrics.tmp1, metrics.tmp2").await;
+    assert_eq!(
+        sql(&lake, "DROP TABLE metrics.tmp1, metrics.tmp2").await,
+        vec![vec!["dropped tables metrics.tmp1, metrics.tmp2".to_string()]],
+        "a DDL statement answers with what it did"
+    );
     assert!(!lake.table_exists("metrics.tmp1").await.unwrap());
     let e = err(&lake, "DROP TABLE metrics.tmp1").await;
     assert_eq!(e.kind(), ErrorKind::NotFound, "{e}");
-    assert!(sql(&lake, "DROP TABLE IF EXISTS metrics.tmp1").await.is_empty());
+    assert_eq!(
+        sql(&lake, "DROP TABLE IF EXISTS metrics.tmp1").await,
+        vec![vec!["no table dropped (none existed)".to_string()]]
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -53,7 +53,10 @@ async fn evolution(backend: Backend) {
     lake.append("e", vec![b], AppendOptions::default()).await.unwrap();
 
     // ADD COLUMN: old rows read NULL.
-    assert!(sql(&lake, "ALTER TABLE e ADD COLUMN humidity DOUBLE").await.is_empty());
+    assert_eq!(
+        sql(&lake, "ALTER TABLE e ADD COLUMN humidity DOUBLE").await,
+        vec![vec!["altered table default.e".to_string()]]
+    );
     lake.sql("INSERT INTO e (ts, host, temp, n, humidity) VALUES ('2022-01-08T01:00:00Z', 'c', 40.5, 3, 0.25)")
         .await
         .unwrap();

@@ -1,0 +1,107 @@
+//! `varve sql` with several statements, scripts (`-f FILE`, `-`, a pipe) and shell commands: one
+//! session for all statements, the first error stops a script.
+
+use std::io::Write;
+use std::process::{Command, Stdio};
+
+use crate::{varve, varve_ok};
+
+fn with_stdin(args: &[&str], input: &str) -> std::process::Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_varve"))
+        .args(args)
+        .env_remove("VARVE_LAKE")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run varve");
+    child.stdin.take().unwrap().write_all(input.as_bytes()).unwrap();
+    child.wait_with_output().unwrap()
+}
+
+#[test]
+fn statements_run_in_order_in_one_session() {
+    let dir = tempfile::tempdir().unwrap();
+    let lake = dir.path().join("lake");
+    std::fs::create_dir(&lake).unwrap();
+    let lake = lake.to_str().unwrap();
+    let out = varve_ok(&[
+        "--lake",
+        lake,
+        "sql",
+        "CREATE TABLE m (ts timestamptz, host string, v float64) WITH (time_column = 'ts', series_key = 'host'); \
+         INSERT INTO m VALUES ('2026-01-01T00:00:00Z', 'a', 1.5), ('2026-01-01T00:01:00Z', 'b', 2.5); \
+         SET datafusion.execution.batch_size = 1234; \
+         SHOW datafusion.execution.batch_size; \
+         SELECT host, v FROM m ORDER BY host",
+    ]);
+    assert!(
+        out.contains("datafusion.execution.batch_size,1234"),
+        "SET applies to what follows: {out}"
+    );
+    assert!(out.contains("host,v\na,1.5\nb,2.5\n"), "{out}");
+}
+
+#[test]
+fn scripts_from_a_file_or_stdin_with_shell_commands() {
+    let dir = tempfile::tempdir().unwrap();
+    let lake = dir.path().join("lake");
+    std::fs::create_dir(&lake).unwrap();
+    let lake = lake.to_str().unwrap();
+    let script = "\
+-- a comment line
+CREATE TABLE ev (ts timestamptz, \"Name\" string) WITH (time_column = 'ts', partition = 'month');
+.tables
+.schema ev
+INSERT INTO ev VALUES
+  ('2026-01-01T00:00:00Z', 'semi;colon');
+.mode json
+SELECT \"Name\" FROM ev
+";
+    let file = dir.path().join("s.sql");
+    std::fs::write(&file, script).unwrap();
+    let from_file = varve_ok(&["--lake", lake, "sql", "-f", file.to_str().unwrap()]);
+    assert!(from_file.contains("default.ev\n"), ".tables: {from_file}");
+    assert!(
+        from_file.contains(
+            "CREATE TABLE default.ev (ts timestamptz, \"Name\" string) WITH (time_column = 'ts', partition = 'month');"
+        ),
+        ".schema: {from_file}"
+    );
+    assert!(
+        from_file.trim_end().ends_with(r#"[{"Name":"semi;colon"}]"#),
+        "{from_file}"
+    );
+
+    // The same script from stdin, as `-` and as a pipe with no statement: the table exists now,
+    // so only the query part.
+    for args in [vec!["--lake", lake, "sql", "-"], vec!["--lake", lake, "sql"]] {
+        let o = with_stdin(&args, ".mode csv\nSELECT count(*) AS n\n  FROM ev;\n");
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        assert_eq!(String::from_utf8_lossy(&o.stdout), "n\n1\n");
+    }
+}
+
+#[test]
+fn the_first_error_stops_a_script() {
+    let dir = tempfile::tempdir().unwrap();
+    let lake = dir.path().join("lake");
+    std::fs::create_dir(&lake).unwrap();
+    let lake = lake.to_str().unwrap();
+    let o = varve(&[
+        "--lake",
+        lake,
+        "sql",
+        "SELECT 1 AS a; SELECT * FROM nope; SELECT 3 AS c",
+    ]);
+    assert_eq!(o.status.code(), Some(3), "a missing table is not found");
+    let out = String::from_utf8_lossy(&o.stdout);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(out, "a\n1\n", "the statement before the error ran, none after it");
+    assert!(err.starts_with("error: statement 2: "), "{err}");
+    let o = with_stdin(&["--lake", lake, "sql", "-"], ".mode yaml\n");
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("use table, csv, json or ndjson"));
+    let o = with_stdin(&["--lake", lake, "sql", "-"], "SELECT 'open\n");
+    assert_eq!(o.status.code(), Some(2), "an unterminated string is bad input");
+}
