@@ -451,7 +451,13 @@ impl NativeLake {
     }
 }
 
-/// The native module.
+/// Bytes in `512MiB`-style text (`1048576`, `64KiB`, `2GiB`; KB/MB/GB are powers of 1000), as
+/// the CLI reads `--memory-limit`.
+#[pyfunction]
+fn parse_bytes(text: &str) -> PyResult<u64> {
+    varve::parse_bytes(text).map_err(to_py)
+}
+
 /// The partition granularity for `rows` rows over `span_us` µs (`whole`: all the data, not a
 /// sample), as `varve import` chooses it: `hour`, `day`, `month` or `year`.
 #[pyfunction]
@@ -463,6 +469,7 @@ fn partition_for_data(rows: u64, span_us: i64, whole: bool) -> String {
 fn _varve(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<NativeLake>()?;
     m.add_function(wrap_pyfunction!(partition_for_data, m)?)?;
+    m.add_function(wrap_pyfunction!(parse_bytes, m)?)?;
     m.add("NativeError", m.py().get_type::<NativeError>())?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())

@@ -63,7 +63,9 @@ def test_tables_appends_and_results(lake_args):
         h = t.history()
         assert h[1]["note"] == "a batch" and h[-1]["batch_id"] == "once"
         assert t.scan(snapshot_id=h[0]["snapshot_id"]).num_rows == 20
-        as_of = dt.datetime.fromtimestamp(h[1]["timestamp_ms"] / 1000, dt.timezone.utc)
+        as_of = h[1]["time"]
+        assert as_of == dt.datetime.fromtimestamp(h[1]["timestamp_ms"] / 1000, dt.timezone.utc)
+        assert info["min_time"].tzinfo == dt.timezone.utc and info["min_time"] <= info["max_time"]
         assert t.scan(as_of=as_of, columns=["host"]).num_rows == 30
         assert lake.sql(f"SELECT count(*) AS n FROM metrics.cpu FOR VERSION AS OF {h[0]['snapshot_id']}").to_pylist() == [{"n": 20}]
         with pytest.raises(varve.NotFoundError):
@@ -130,6 +132,9 @@ def test_guards(local_lake):
     # memory_limit: a sort within the limit succeeds...
     res = lake.sql("SELECT host, ts, load FROM t ORDER BY load DESC, host, ts", memory_limit=16 * 1024 * 1024)
     assert res.num_rows == 20_000
+    assert lake.sql("SELECT host, ts FROM t ORDER BY ts", memory_limit="16MiB").num_rows == 20_000
+    with pytest.raises(varve.InvalidInputError):
+        lake.sql("SELECT 1", memory_limit="lots")
     # ...and a query that cannot fit fails with the limit error.
     with pytest.raises(varve.LimitExceededError):
         lake.sql("SELECT host, array_agg(load) FROM t GROUP BY host", memory_limit=10_000)
@@ -143,6 +148,7 @@ def test_storage_and_corruption_errors(tmp_path, s3_server):
         with pytest.raises(varve.StorageError) as e:
             lake.tables()
         assert e.value.code == "storage"
+        assert "the bucket no-such-bucket does not exist" in str(e.value) and "\n" not in str(e.value)
     root = tmp_path / "lake"
     with varve.Lake(str(root), create=True) as lake:
         lake.create_table("t", readings(0, 1), time_column="ts")

@@ -218,13 +218,75 @@ fn classify_store(e: &object_store::Error) -> (ErrorKind, bool, String) {
     match e {
         O::NotFound { path, .. } => (ErrorKind::NotFound, false, format!("{path} does not exist")),
         O::AlreadyExists { path, .. } => (ErrorKind::AlreadyExists, false, format!("{path} exists already")),
-        O::PermissionDenied { .. } | O::Unauthenticated { .. } => (ErrorKind::Storage, false, format!("storage: {e}")),
+        O::PermissionDenied { .. } | O::Unauthenticated { .. } => (ErrorKind::Storage, false, storage_message(e)),
         O::Generic { source, .. } => match source.downcast_ref::<ObjectFailure>() {
             Some(f) => classify_failure(f),
-            None => (ErrorKind::Storage, true, format!("storage: {e}")),
+            None if s3_code(&e.to_string()).as_deref() == Some("NoSuchBucket") => {
+                (ErrorKind::Storage, false, storage_message(e))
+            }
+            None => (ErrorKind::Storage, true, storage_message(e)),
         },
-        other => (ErrorKind::Storage, true, format!("storage: {other}")),
+        other => (ErrorKind::Storage, true, storage_message(other)),
     }
+}
+
+/// The text between `<tag>` and `</tag>` in an S3 error body.
+fn xml_field(text: &str, tag: &str) -> Option<String> {
+    let open = format!("<{tag}>");
+    let start = text.find(&open)? + open.len();
+    let end = text[start..].find(&format!("</{tag}>"))? + start;
+    Some(text[start..end].trim().to_string())
+}
+
+fn s3_code(text: &str) -> Option<String> {
+    text.contains("<Error>").then(|| xml_field(text, "Code")).flatten()
+}
+
+/// A store failure as one line: an S3 error's XML body (AWS S3 API Reference, "Error
+/// responses") is reduced to its code, message and bucket, with the request's method and URL
+/// (without the query) and status; a missing bucket says so by name.
+fn storage_message(e: &dyn fmt::Display) -> String {
+    let text = e.to_string();
+    let Some(code) = s3_code(&text) else {
+        return format!("storage: {}", text.split_whitespace().collect::<Vec<_>>().join(" "));
+    };
+    let bucket = xml_field(&text, "BucketName");
+    if code == "NoSuchBucket" {
+        return format!(
+            "storage: the bucket {} does not exist (S3 NoSuchBucket): create it first, or check the lake URL",
+            bucket.as_deref().unwrap_or("of the lake")
+        );
+    }
+    let message = xml_field(&text, "Message").unwrap_or_default();
+    let head = text[..text
+        .find("<?xml")
+        .or_else(|| text.find("<Error>"))
+        .unwrap_or(text.len())]
+        .trim();
+    let request = head
+        .split_whitespace()
+        .skip_while(|w| !matches!(*w, "GET" | "PUT" | "POST" | "HEAD" | "DELETE"))
+        .take(2)
+        .map(|w| w.split('?').next().unwrap_or(w))
+        .collect::<Vec<_>>()
+        .join(" ");
+    let status = head.find("status code: ").map(|i| {
+        head[i + "status code: ".len()..]
+            .trim_end_matches(':')
+            .trim()
+            .to_string()
+    });
+    let mut out = format!("storage: S3 {code}: {message}");
+    if let Some(b) = bucket {
+        out.push_str(&format!(" (bucket {b})"));
+    }
+    match (request.is_empty(), status) {
+        (false, Some(s)) => out.push_str(&format!(" ({s} on {request})")),
+        (false, None) => out.push_str(&format!(" (on {request})")),
+        (true, Some(s)) => out.push_str(&format!(" ({s})")),
+        (true, None) => {}
+    }
+    out
 }
 
 fn classify_failure(f: &ObjectFailure) -> (ErrorKind, bool, String) {
@@ -417,4 +479,30 @@ fn missing_table(text: &str) -> Option<String> {
     let end = rest.find("' not found")?;
     let name = &rest[..end];
     Some(name.strip_prefix("varve.").unwrap_or(name).to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::storage_message;
+
+    #[test]
+    fn s3_error_bodies_become_one_line() {
+        let missing = "Generic S3 error: Error performing list request: Error performing GET \
+            http://127.0.0.1:5599/no-such-bucket?delimiter=%2F&list-type=2 in 5ms - Server returned non-2xx status \
+            code: 404 Not Found: <?xml version=\"1.0\" encoding=\"utf-8\"?>\n<Error><Code>NoSuchBucket</Code>\
+            <Message>The specified bucket does not exist</Message><BucketName>no-such-bucket</BucketName>\
+            <RequestId>x</RequestId></Error>";
+        assert_eq!(
+            storage_message(&missing),
+            "storage: the bucket no-such-bucket does not exist (S3 NoSuchBucket): create it first, or check the lake URL"
+        );
+        let denied = "Generic S3 error: Error performing GET http://h/b/k?x=1 in 5ms - Server returned non-2xx \
+            status code: 403 Forbidden: <?xml version=\"1.0\"?>\n<Error><Code>AccessDenied</Code><Message>Access \
+            Denied</Message></Error>";
+        assert_eq!(
+            storage_message(&denied),
+            "storage: S3 AccessDenied: Access Denied (403 Forbidden on GET http://h/b/k)"
+        );
+        assert_eq!(storage_message(&"a\n  b"), "storage: a b");
+    }
 }

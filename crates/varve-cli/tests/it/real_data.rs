@@ -223,10 +223,10 @@ async fn stocks_on_local_disk_with_info_latest_and_history() {
     assert_eq!(got, expected, "varve latest:\n{latest}");
 
     // varve history: the snapshot with its batch id and note.
-    let history = cli(&backend, &["history", "market.stocks"]);
+    let history = cli(&backend, &["history", "market.stocks", "--format", "csv"]);
     let snaps: Vec<&str> = history.lines().skip(1).collect();
     assert_eq!(snaps.len(), 1, "{history}");
-    for part in ["append", "12154", "stocks-2013-03", "first load", "(current)"] {
+    for part in [",append,12154,", "stocks-2013-03", "first load", ",true"] {
         assert!(snaps[0].contains(part), "history lacks {part:?}:\n{history}");
     }
 

@@ -63,6 +63,11 @@ def _native(fn: F) -> F:
     return wrapper  # type: ignore[return-value]
 
 
+def _utc_from_micros(us: int) -> _dt.datetime:
+    """A UTC ``datetime`` from µs since the epoch (exact: no float rounding)."""
+    return _dt.datetime(1970, 1, 1, tzinfo=_dt.timezone.utc) + _dt.timedelta(microseconds=us)
+
+
 def _to_reader(data: Any) -> pa.RecordBatchReader:
     """Any supported input as a stream of record batches (without copying Arrow data)."""
     if isinstance(data, pa.RecordBatchReader):
@@ -289,16 +294,24 @@ class Table:
     @_native
     def info(self) -> Dict[str, Any]:
         """``rows``, ``live_files``, ``delete_files``, ``bytes``, ``manifests``, ``snapshots``,
-        ``partitions``, ``min_time``/``max_time`` (RFC 3339, UTC; also ``min_time_us``/``max_time_us``,
-        µs since the epoch), ``series``, ``snapshot_id`` and ``properties``."""
-        return self._lake._handle.info(self._name)
+        ``partitions``, ``min_time``/``max_time`` (``datetime`` in UTC, ``None`` for an empty table;
+        also ``min_time_us``/``max_time_us``, µs since the epoch), ``series``, ``snapshot_id`` and
+        ``properties``."""
+        info = self._lake._handle.info(self._name)
+        for key in ("min_time", "max_time"):
+            us = info.get(key + "_us")
+            info[key] = None if us is None else _utc_from_micros(us)
+        return info
 
     @_native
     def history(self) -> List[Dict[str, Any]]:
-        """Snapshots, oldest first: ``snapshot_id``, ``parent_id``, ``timestamp_ms`` (commit time, ms
-        since the epoch), ``operation``, ``rows_added``, ``files_added``, ``batch_id``, ``note``,
-        ``is_current``."""
-        return self._lake._handle.history(self._name)
+        """Snapshots, oldest first: ``snapshot_id``, ``parent_id``, ``time`` (commit time, a
+        ``datetime`` in UTC; also ``timestamp_ms``, ms since the epoch), ``operation``,
+        ``rows_added``, ``files_added``, ``batch_id``, ``note``, ``is_current``."""
+        history = self._lake._handle.history(self._name)
+        for s in history:
+            s["time"] = _utc_from_micros(s["timestamp_ms"] * 1000)
+        return history
 
     def scan(
         self,
@@ -563,7 +576,7 @@ class Lake:
         query: str,
         timeout: Optional[float] = None,
         max_rows: Optional[int] = None,
-        memory_limit: Optional[int] = None,
+        memory_limit: Union[int, str, None] = None,
     ) -> Result:
         """Runs one SQL statement (DataFusion SQL with ``time_bucket`` and time travel).
 
@@ -571,8 +584,9 @@ class Lake:
             query: the statement; tables are ``namespace.table``.
             timeout: seconds after which the query is cancelled.
             max_rows: fail when the result grows past this many rows.
-            memory_limit: bytes for sorts, aggregates and joins; they spill to a temporary
-                directory before the query fails.
+            memory_limit: bytes for sorts, aggregates and joins, as a number or as text with a
+                unit (``"512MiB"``, ``"2GiB"``); they spill to a temporary directory before the
+                query fails.
 
         Raises:
             TimeoutError: past ``timeout`` (also a builtin ``TimeoutError``).
@@ -580,6 +594,8 @@ class Lake:
             InvalidInputError: bad SQL, an unknown column, or an invalid limit (0, negative).
             NotFoundError: an unknown table or snapshot.
         """
+        if isinstance(memory_limit, str):
+            memory_limit = _varve.parse_bytes(memory_limit)
         for what, v in (("timeout", timeout), ("max_rows", max_rows), ("memory_limit", memory_limit)):
             if v is not None and (isinstance(v, bool) or not isinstance(v, (int, float)) or v <= 0):
                 raise InvalidInputError(f"{what}={v!r}: must be a number above 0")

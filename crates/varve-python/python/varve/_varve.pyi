@@ -7,6 +7,7 @@ import pyarrow as pa
 __version__: str
 
 def partition_for_data(rows: int, span_us: int, whole: bool) -> str: ...
+def parse_bytes(text: str) -> int: ...
 
 class NativeError(Exception):
     """args: (code: str, message: str, retryable: bool)."""
