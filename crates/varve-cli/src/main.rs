@@ -98,10 +98,11 @@ enum Command {
         #[arg(long, short = 'y')]
         yes: bool,
     },
-    /// Create a lake in a fresh directory, import real data and run example queries.
+    /// Create a lake in a fresh directory, import real data and run example queries. The lake
+    /// goes to DIR/lake and the input files to DIR/input; --lake and -o do not apply.
     Demo {
-        /// Directory for the demo lake (must not exist yet); default: a new directory under the
-        /// system's temporary directory.
+        /// Directory for the demo (must not exist yet): the lake goes to DIR/lake, the input
+        /// files to DIR/input. Default: a new directory under the system's temporary directory.
         #[arg(long)]
         dir: Option<PathBuf>,
     },
