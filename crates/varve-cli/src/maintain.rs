@@ -232,15 +232,18 @@ pub(crate) async fn alter(lake: &Lake, args: AlterArgs) -> Result<()> {
     if args.set.is_empty() && args.unset.is_empty() {
         return Ok(());
     }
-    let mut set = HashMap::new();
+    // In the order given (a later --set of the same key wins).
+    let mut given: Vec<(String, String)> = Vec::new();
     for kv in &args.set {
         let (k, v) = kv
             .split_once('=')
             .ok_or_else(|| varve::Error::invalid(format!("--set {kv:?}: expected KEY=VALUE")))?;
-        set.insert(k.trim().to_string(), v.trim().to_string());
+        given.retain(|(key, _)| key != k.trim());
+        given.push((k.trim().to_string(), v.trim().to_string()));
     }
+    let set: HashMap<String, String> = given.iter().cloned().collect();
     lake.set_properties(&args.table, &set, &args.unset).await?;
-    for (k, v) in &set {
+    for (k, v) in &given {
         out!("{ident}: {k} = {v}");
     }
     for k in &args.unset {

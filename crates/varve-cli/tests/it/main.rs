@@ -1,11 +1,12 @@
 //! Integration tests of the `varve` command: one binary, one module per concern. They run the
-//! real binary (`CARGO_BIN_EXE_varve`) on real files, against local disk and a real S3 server,
+//! real binary (`CARGO_BIN_EXE_varve`) on real files and the docs' examples, against local disk and a real S3 server,
 //! and check answers with DuckDB and PyIceberg.
 
 mod bad_input;
 mod commands;
 mod concurrency;
 mod data_errors;
+mod docs;
 mod maintenance;
 mod pipes;
 mod real_data;

@@ -247,7 +247,7 @@ async fn stocks_on_local_disk_with_info_latest_and_history() {
         "batch stocks-2013-03 was imported into market.stocks before; nothing written"
     );
     assert_eq!(cli(&backend, &["info", "market.stocks"]), info);
-    assert_eq!(cli(&backend, &["history", "market.stocks"]), history);
+    assert_eq!(cli(&backend, &["history", "market.stocks", "--format", "csv"]), history);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
