@@ -154,6 +154,9 @@ def test_storage_and_corruption_errors(tmp_path, s3_server):
         lake.create_table("t", readings(0, 1), time_column="ts")
         (root / "default" / "t" / "metadata" / "v2.metadata.json").write_text("{ not json")
         (root / "default" / "t" / "metadata" / "version-hint.text").write_text("2")
+    # A lake handle keeps the metadata it wrote (metadata files are immutable): a file damaged
+    # afterwards is found by the next handle that reads it.
+    with varve.Lake(str(root)) as lake:
         with pytest.raises(varve.CorruptionError) as e:
             lake.table("t").info()
         assert "v2.metadata.json" in str(e.value)

@@ -244,7 +244,7 @@ fn new_columns_of_a_later_file_get_inferred_types() {
     let (e, code) = l.err(&["import", "t", p(&late)]);
     assert_eq!(code, Some(2));
     assert!(
-        e.contains("late.csv: column e, row 100001: 'oops' is not a int64 (the column is new to the table"),
+        e.contains("late.csv: column e, row 100001: 'oops' is not an int64 (the column is new to the table"),
         "{e}"
     );
 }
@@ -314,7 +314,7 @@ fn long_values_are_cut_in_messages() {
     let (e, _) = l.err(&["import", "long", p(&f)]);
     assert!(e.len() < 400, "{} bytes of message", e.len());
     assert!(
-        e.contains(&format!("'{}... ({} bytes)' is not a int64", "x".repeat(80), 4 << 20)),
+        e.contains(&format!("'{}... ({} bytes)' is not an int64", "x".repeat(80), 4 << 20)),
         "{e}"
     );
     let mut t = b"time,v\n".to_vec();

@@ -92,6 +92,17 @@ pub(crate) fn align(
     Ok((out, truncated))
 }
 
+/// `type_name` with its article, as an error sentence needs it: "an int32", "a float64".
+fn a_type_name(dt: &DataType) -> String {
+    let name = type_name(dt);
+    let article = if name.starts_with(['a', 'e', 'i', 'o', 'u']) {
+        "an"
+    } else {
+        "a"
+    };
+    format!("{article} {name}")
+}
+
 fn type_name(dt: &DataType) -> String {
     match dt {
         DataType::Int32 => "int32".into(),
@@ -173,7 +184,7 @@ pub(crate) fn cast_checked(array: &ArrayRef, to: &DataType, column: &str, row_of
         if let Some(i) = (0..array.len()).find(|&i| array.is_valid(i) && out.is_null(i)) {
             let v = cut(&array_value_to_string(array, i).unwrap_or_default());
             let text = if from_text {
-                format!("'{v}' is not a {}", type_name(to))
+                format!("'{v}' is not {}", a_type_name(to))
             } else {
                 format!("{v} cannot be stored as {} without loss", type_name(to))
             };
@@ -251,10 +262,10 @@ fn text_to_float(array: &ArrayRef, to: &DataType, column: &str, row_offset: u64)
     let s = s.as_string::<i32>();
     let bad = |i: usize| {
         Error::invalid(format!(
-            "column {column}, row {}: '{}' is not a {}",
+            "column {column}, row {}: '{}' is not {}",
             row_offset + i as u64 + 1,
             cut(s.value(i)),
-            type_name(to)
+            a_type_name(to)
         ))
     };
     let parse = |i: usize| -> Result<f64> {
@@ -296,6 +307,13 @@ fn text_to_float(array: &ArrayRef, to: &DataType, column: &str, row_offset: u64)
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn type_names_take_their_article() {
+        assert_eq!(a_type_name(&DataType::Int32), "an int32");
+        assert_eq!(a_type_name(&DataType::Float64), "a float64");
+    }
+
     use super::*;
 
     use arrow::array::{Float64Array, Int64Array, StringArray};
