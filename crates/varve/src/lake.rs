@@ -243,7 +243,7 @@ impl Lake {
         contract: &TableContract,
     ) -> Result<TableDescription> {
         let ident = TableIdent::parse(name)?;
-        catalog::create(&self.storage, &ident, schema, contract).await?;
+        catalog::create(&self.storage, &self.cache, &ident, schema, contract).await?;
         self.describe(name).await
     }
 

@@ -204,8 +204,13 @@ fn parse_version(name: &str) -> Option<u64> {
 ///
 /// Errors: [`ErrorKind::AlreadyExists`]; [`ErrorKind::SchemaMismatch`] for an unusable schema or
 /// contract.
+///
+/// The new `v1` goes into `cache` too: a table dropped and made again under the same name reuses
+/// the names `v1`, `v2`, ..., and this process must not read the old table's entries for them
+/// (the commits of the new table replace the later ones as they are written).
 pub(crate) async fn create(
     storage: &Storage,
+    cache: &MetadataCache,
     ident: &TableIdent,
     arrow_schema: &arrow::datatypes::Schema,
     contract: &TableContract,
@@ -262,6 +267,7 @@ pub(crate) async fn create(
     )?
     .build()?;
     let json = serde_json::to_vec(&built.metadata)?;
+    let size = json.len();
     if !storage
         .put_if_absent(&ident.metadata_file(1), Bytes::from(json))
         .await?
@@ -272,10 +278,12 @@ pub(crate) async fn create(
         ));
     }
     write_version_hint(storage, ident, 1).await?;
+    let metadata = Arc::new(built.metadata);
+    cache.put_metadata(ident.metadata_file(1).as_ref(), metadata.clone(), size);
     Ok(LoadedTable {
         ident: ident.clone(),
         version: 1,
-        metadata: Arc::new(built.metadata),
+        metadata,
         hint_stale: false,
     })
 }

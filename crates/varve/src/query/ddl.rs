@@ -391,7 +391,7 @@ pub(crate) async fn run(ddl: Ddl, storage: &Storage, cache: &Arc<MetadataCache>,
                 return done(format!("table {table} exists already (left as it is)"));
             }
             let Some(query) = query else {
-                lake_catalog::create(storage, &table, &Schema::new(columns), &contract).await?;
+                lake_catalog::create(storage, cache, &table, &Schema::new(columns), &contract).await?;
                 return done(format!("created table {table}"));
             };
             let planned = ctx.sql(&query).await?;
@@ -402,7 +402,7 @@ pub(crate) async fn run(ddl: Ddl, storage: &Storage, cache: &Arc<MetadataCache>,
                 .iter()
                 .map(|f| f.as_ref().clone().with_nullable(true))
                 .collect();
-            lake_catalog::create(storage, &table, &Schema::new(fields), &contract).await?;
+            lake_catalog::create(storage, cache, &table, &Schema::new(fields), &contract).await?;
             let insert = format!("INSERT INTO {table} {query}");
             Ok(Ran::Fill { table, insert })
         }

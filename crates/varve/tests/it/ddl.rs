@@ -162,3 +162,35 @@ async fn unsupported_ddl_is_refused_clearly() {
         assert!(!lake.table_exists("t").await.unwrap(), "{q} left a table");
     }
 }
+
+/// A table dropped and made again under its name in the same process: the new table's
+/// `v1.metadata.json` has the old one's name, and the lake must read the new one.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_table_made_again_under_its_name_is_the_new_one() {
+    let backend = Backend::local();
+    let lake = backend.open();
+    sql(
+        &lake,
+        "CREATE TABLE m.t (ts TIMESTAMP, a DOUBLE) WITH (time_column = 'ts')",
+    )
+    .await;
+    sql(&lake, "INSERT INTO m.t VALUES ('2026-01-01T00:00:00Z', 1.5)").await;
+    sql(&lake, "DROP TABLE m.t").await;
+    sql(
+        &lake,
+        "CREATE TABLE m.t (ts TIMESTAMP, b TEXT) WITH (time_column = 'ts')",
+    )
+    .await;
+    let columns: Vec<String> = lake
+        .describe("m.t")
+        .await
+        .unwrap()
+        .schema
+        .fields()
+        .iter()
+        .map(|f| f.name().clone())
+        .collect();
+    assert_eq!(columns, vec!["ts", "b"]);
+    sql(&lake, "INSERT INTO m.t VALUES ('2026-01-02T00:00:00Z', 'x')").await;
+    assert_eq!(sql(&lake, "SELECT b FROM m.t").await, vec![vec!["x".to_string()]]);
+}
