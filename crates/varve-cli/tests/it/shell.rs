@@ -105,3 +105,81 @@ fn the_first_error_stops_a_script() {
     let o = with_stdin(&["--lake", lake, "sql", "-"], "SELECT 'open\n");
     assert_eq!(o.status.code(), Some(2), "an unterminated string is bad input");
 }
+
+/// The interactive shell on a real terminal (a pseudo-terminal from util-linux's `script`): each
+/// line is typed after the prompt asking for it, as a person types; a statement may span lines
+/// (the `  ...> ` prompt), shell commands work, an error is printed and the shell goes on.
+#[test]
+fn the_interactive_shell_on_a_terminal() {
+    use std::io::Read;
+    use std::sync::{Arc, Mutex};
+    use std::time::{Duration, Instant};
+
+    if Command::new("script").arg("--version").output().is_err() {
+        panic!("util-linux `script` is needed to give the shell a terminal");
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let lake = dir.path().join("lake");
+    std::fs::create_dir(&lake).unwrap();
+    let cmd = format!("{} --lake {} sql", env!("CARGO_BIN_EXE_varve"), lake.to_str().unwrap());
+    let mut child = Command::new("script")
+        .args(["-qfec", &cmd, "/dev/null"])
+        .env_remove("VARVE_LAKE")
+        .env("HOME", dir.path())
+        .env("TERM", "dumb")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run script");
+    let screen = Arc::new(Mutex::new(String::new()));
+    let mut stdout = child.stdout.take().unwrap();
+    let reader = {
+        let screen = screen.clone();
+        std::thread::spawn(move || {
+            let mut buf = [0u8; 4096];
+            while let Ok(n) = stdout.read(&mut buf) {
+                if n == 0 {
+                    break;
+                }
+                screen.lock().unwrap().push_str(&String::from_utf8_lossy(&buf[..n]));
+            }
+        })
+    };
+    let prompts = |s: &str| s.matches("varve> ").count() + s.matches("  ...> ").count();
+    let mut stdin = child.stdin.take().unwrap();
+    let lines = [
+        "CREATE TABLE m.t (ts TIMESTAMP, v INT) WITH (time_column = 'ts');",
+        "INSERT INTO m.t VALUES",
+        "  ('2026-01-01T00:00:00Z', 41 + 1);",
+        ".tables",
+        "SELECT nosuch FROM m.t;",
+        ".mode csv",
+        "SELECT v AS answer FROM m.t;",
+        ".quit",
+    ];
+    for (k, line) in lines.iter().enumerate() {
+        let deadline = Instant::now() + Duration::from_secs(60);
+        while prompts(&screen.lock().unwrap()) <= k {
+            assert!(
+                Instant::now() < deadline,
+                "no prompt for line {}; the screen:\n{}",
+                k + 1,
+                screen.lock().unwrap()
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        stdin.write_all(format!("{line}\r").as_bytes()).unwrap();
+        stdin.flush().unwrap();
+    }
+    let status = child.wait().unwrap();
+    reader.join().unwrap();
+    let screen = screen.lock().unwrap().replace('\r', "");
+    assert!(status.success(), "the shell exits 0 on .quit:\n{screen}");
+    assert!(screen.contains("created table m.t"), "{screen}");
+    assert!(screen.contains("  ...> "), "a continuation prompt: {screen}");
+    assert!(screen.contains("1 row"), "the insert's count: {screen}");
+    assert!(screen.contains("\nm.t\n"), ".tables lists it: {screen}");
+    assert!(screen.contains("nosuch"), "the error names the column: {screen}");
+    assert!(screen.contains("answer\n42\n"), ".mode csv then the answer: {screen}");
+}
