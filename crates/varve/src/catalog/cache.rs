@@ -1,5 +1,5 @@
 //! The lake's cache of decoded table metadata: `v<N>.metadata.json` files, manifest lists and
-//! manifests, each by location. Every one of these objects is immutable once written (a metadata
+//! manifests, each by location, and the JSON of each snapshot for writing the next metadata file. Every one of these objects is immutable once written (a metadata
 //! version is created only by put-if-absent, manifests and lists under fresh names; Iceberg spec,
 //! "File System Tables" and "Manifests"), so an entry never goes stale: the cache only saves GETs
 //! and JSON or Avro decoding on repeated loads, scans and commits. Which version is current is
@@ -13,8 +13,15 @@ use std::sync::Arc;
 use iceberg::spec::{ManifestEntry, ManifestFile, TableMetadata};
 use moka::sync::Cache;
 
+use crate::format::metadata_json::{Refs, SnapshotJsonCache};
+
+/// A decoded metadata file and its snapshot references.
+type MetadataEntry = (Arc<TableMetadata>, Arc<Refs>);
+
 /// Bytes of encoded metadata JSON kept decoded.
 const METADATA_BYTES: u64 = 64 << 20;
+/// Bytes of snapshot JSON kept for writing metadata files (about 50,000 snapshots).
+const SNAPSHOT_JSON_BYTES: u64 = 32 << 20;
 /// Bytes of encoded manifest lists kept decoded.
 const LIST_BYTES: u64 = 16 << 20;
 /// Bytes of encoded manifests kept decoded (their live entries).
@@ -24,9 +31,12 @@ const MANIFEST_BYTES: u64 = 128 << 20;
 /// values are `Arc`s.
 #[derive(Debug)]
 pub(crate) struct MetadataCache {
-    metadata: Cache<String, (Arc<TableMetadata>, u32)>,
+    /// Table metadata with its snapshot references.
+    metadata: Cache<String, (MetadataEntry, u32)>,
     lists: Cache<String, (Arc<Vec<ManifestFile>>, u32)>,
     manifests: Cache<String, (Arc<Vec<ManifestEntry>>, u32)>,
+    /// The JSON of each snapshot, for writing metadata files.
+    pub(crate) snapshot_json: SnapshotJsonCache,
 }
 
 impl Default for MetadataCache {
@@ -41,19 +51,21 @@ impl Default for MetadataCache {
             metadata: cache(METADATA_BYTES),
             lists: cache(LIST_BYTES),
             manifests: cache(MANIFEST_BYTES),
+            snapshot_json: SnapshotJsonCache::new(SNAPSHOT_JSON_BYTES),
         }
     }
 }
 
 impl MetadataCache {
     /// The table metadata stored at `location`, if cached.
-    pub(crate) fn metadata(&self, location: &str) -> Option<Arc<TableMetadata>> {
+    pub(crate) fn metadata(&self, location: &str) -> Option<MetadataEntry> {
         self.metadata.get(location).map(|v| v.0)
     }
 
     /// Keeps the metadata at `location`, whose encoded size is `bytes`.
-    pub(crate) fn put_metadata(&self, location: &str, metadata: Arc<TableMetadata>, bytes: usize) {
-        self.metadata.insert(location.to_string(), (metadata, weight(bytes)));
+    pub(crate) fn put_metadata(&self, location: &str, metadata: Arc<TableMetadata>, refs: Arc<Refs>, bytes: usize) {
+        self.metadata
+            .insert(location.to_string(), ((metadata, refs), weight(bytes)));
     }
 
     /// The manifests listed by the manifest list at `location`, if cached.

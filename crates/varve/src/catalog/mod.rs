@@ -22,6 +22,7 @@ mod cache;
 pub(crate) use cache::MetadataCache;
 
 use crate::error::{Error, ErrorKind, Result};
+use crate::format::metadata_json::{self, Refs};
 use crate::format::{manifest, schema, TableContract};
 use crate::storage::Storage;
 
@@ -101,6 +102,9 @@ pub(crate) struct LoadedTable {
     /// `N` of `v<N>.metadata.json`.
     pub(crate) version: u64,
     pub(crate) metadata: Arc<TableMetadata>,
+    /// The snapshot references of this version (private in iceberg-rust's metadata; see
+    /// [`crate::format::metadata_json`]).
+    pub(crate) refs: Arc<Refs>,
     /// The version hint named an older version than this one (a commit's hint write was lost, or
     /// its process died after the commit): writers repair it ([`repair_version_hint`]).
     pub(crate) hint_stale: bool,
@@ -143,21 +147,23 @@ pub(crate) async fn load_version(
     version: u64,
 ) -> Result<LoadedTable> {
     let path = ident.metadata_file(version);
-    let metadata = match cache.metadata(path.as_ref()) {
+    let (metadata, refs) = match cache.metadata(path.as_ref()) {
         Some(hit) => hit,
         None => {
             let bytes = storage.get(&path).await?;
             let metadata: TableMetadata =
                 serde_json::from_slice(&bytes).map_err(|e| Error::corrupt(format!("{path}: {e}")))?;
-            let metadata = Arc::new(metadata);
-            cache.put_metadata(path.as_ref(), metadata.clone(), bytes.len());
-            metadata
+            let refs = metadata_json::read_refs(&bytes).map_err(|e| Error::corrupt(format!("{path}: {e}")))?;
+            let (metadata, refs) = (Arc::new(metadata), Arc::new(refs));
+            cache.put_metadata(path.as_ref(), metadata.clone(), refs.clone(), bytes.len());
+            (metadata, refs)
         }
     };
     Ok(LoadedTable {
         ident: ident.clone(),
         version,
         metadata,
+        refs,
         hint_stale: false,
     })
 }
@@ -267,6 +273,7 @@ pub(crate) async fn create(
     )?
     .build()?;
     let json = serde_json::to_vec(&built.metadata)?;
+    let refs = Arc::new(metadata_json::read_refs(&json)?);
     let size = json.len();
     if !storage
         .put_if_absent(&ident.metadata_file(1), Bytes::from(json))
@@ -279,11 +286,12 @@ pub(crate) async fn create(
     }
     write_version_hint(storage, ident, 1).await?;
     let metadata = Arc::new(built.metadata);
-    cache.put_metadata(ident.metadata_file(1).as_ref(), metadata.clone(), size);
+    cache.put_metadata(ident.metadata_file(1).as_ref(), metadata.clone(), refs.clone(), size);
     Ok(LoadedTable {
         ident: ident.clone(),
         version: 1,
         metadata,
+        refs,
         hint_stale: false,
     })
 }

@@ -198,14 +198,23 @@ async fn commit_inner(
             hook.rebase(storage, cache, &latest, txn).await?;
         }
         check_rebase(storage, cache, &latest, txn).await?;
+        let started = std::time::Instant::now();
         let prepared = snapshot::prepare(storage, cache, &latest, txn).await?;
+        let prepare_ms = started.elapsed().as_secs_f64() * 1e3;
         let next = latest.version + 1;
         let metadata = Arc::new(prepared.metadata);
-        let json = Bytes::from(serde_json::to_vec(metadata.as_ref())?);
+        let refs = Arc::new(prepared.refs);
+        let json = Bytes::from(crate::format::metadata_json::to_json(
+            &metadata,
+            &refs,
+            &cache.snapshot_json,
+        )?);
+        let serialize_ms = started.elapsed().as_secs_f64() * 1e3 - prepare_ms;
         let outcome = storage.put_if_absent(&ident.metadata_file(next), json.clone()).await;
+        let put_ms = started.elapsed().as_secs_f64() * 1e3 - prepare_ms - serialize_ms;
         if matches!(outcome, Ok(true)) {
             // The next load of this table (inline maintenance, the next append) needs no parse.
-            cache.put_metadata(ident.metadata_file(next).as_ref(), metadata, json.len());
+            cache.put_metadata(ident.metadata_file(next).as_ref(), metadata, refs, json.len());
         }
         attempted.push((next, json));
         snapshots.extend(prepared.snapshot_id);
@@ -219,6 +228,10 @@ async fn commit_inner(
             snapshot = ?prepared.snapshot_id,
             added = txn.added.len(),
             removed = txn.removed.len(),
+            metadata_bytes = attempted.last().map(|(_, j)| j.len()),
+            prepare_ms,
+            serialize_ms,
+            put_ms,
             "commit attempt"
         );
         // `Ok(false)` may be our own write seen by a retried request, and an error may come after

@@ -13,15 +13,14 @@
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
-use iceberg::spec::{
-    Snapshot, SnapshotReference, SnapshotRetention, Summary, TableMetadata, TableMetadataBuilder, MAIN_BRANCH,
-};
+use iceberg::spec::{Snapshot, Summary, TableMetadata, TableMetadataBuilder, MAIN_BRANCH};
 use object_store::path::Path;
 
 use super::{batch_ids, Transaction, MAX_BATCH_IDS, SUMMARY_BATCH_ID, SUMMARY_NOTE};
 use crate::catalog::{self, LoadedTable, MetadataCache};
 use crate::error::{Error, Result};
 use crate::format::manifest::{self, ManifestContents};
+use crate::format::metadata_json::{self, Refs};
 use crate::format::properties::PROP_BATCH_IDS;
 use crate::format::schema;
 use crate::storage::Storage;
@@ -34,6 +33,9 @@ pub(crate) const MANIFEST_MERGE_COUNT: usize = 16;
 /// The next metadata of a table, ready to be written as `v<N+1>.metadata.json`.
 pub(crate) struct Prepared {
     pub(crate) metadata: TableMetadata,
+    /// Its snapshot references: the base's, with `main` at the new snapshot and without those
+    /// whose snapshot was expired (as the metadata builder changes them).
+    pub(crate) refs: Refs,
     /// The new snapshot, when the change made one.
     pub(crate) snapshot_id: Option<i64>,
     /// Manifests and the manifest list written for this attempt (deleted when it loses).
@@ -146,10 +148,9 @@ pub(crate) async fn prepare(
             })
             .with_schema_id(schema.schema_id())
             .build();
-        b = b.add_snapshot(snapshot)?.set_ref(
-            MAIN_BRANCH,
-            SnapshotReference::new(id, SnapshotRetention::branch(None, None, None)),
-        )?;
+        b = b
+            .add_snapshot(snapshot)?
+            .set_ref(MAIN_BRANCH, metadata_json::main_branch(id))?;
         snapshot_id = Some(id);
     }
     if !txn.expire_snapshots.is_empty() {
@@ -160,7 +161,13 @@ pub(crate) async fn prepare(
         b = b.remove_snapshots(&txn.expire_snapshots);
     }
     let built = b.build()?;
+    let mut refs = latest.refs.as_ref().clone();
+    if let Some(id) = snapshot_id {
+        refs.insert(MAIN_BRANCH.to_string(), metadata_json::main_branch(id));
+    }
+    refs.retain(|_, r| built.metadata.snapshot_by_id(r.snapshot_id).is_some());
     Ok(Prepared {
+        refs,
         metadata: built.metadata,
         snapshot_id,
         written,

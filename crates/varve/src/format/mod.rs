@@ -10,6 +10,7 @@ pub(crate) mod contract;
 pub(crate) mod evolve;
 pub(crate) mod field_ids;
 pub(crate) mod manifest;
+pub(crate) mod metadata_json;
 pub(crate) mod properties;
 pub(crate) mod schema;
 pub(crate) mod stats;
