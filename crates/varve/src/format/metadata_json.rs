@@ -74,37 +74,54 @@ struct SnapshotV2<'a> {
     schema_id: Option<i32>,
 }
 
-/// The JSON of snapshots by manifest list location (unique to a snapshot), bounded by bytes.
+/// The JSON of snapshots by manifest list location (unique to a snapshot), bounded by bytes:
+/// when it would hold more, it is emptied (the next write encodes every snapshot once again).
+/// One lock is taken per metadata file written, not one per snapshot.
 #[derive(Debug)]
-pub(crate) struct SnapshotJsonCache(moka::sync::Cache<String, Arc<str>>);
+pub(crate) struct SnapshotJsonCache {
+    max_bytes: usize,
+    entries: std::sync::Mutex<(HashMap<String, Arc<str>>, usize)>,
+}
 
 impl SnapshotJsonCache {
     /// A cache holding up to `bytes` of snapshot JSON.
     pub(crate) fn new(bytes: u64) -> Self {
-        SnapshotJsonCache(
-            moka::sync::Cache::builder()
-                .max_capacity(bytes)
-                .weigher(|k: &String, v: &Arc<str>| (k.len() + v.len()).min(u32::MAX as usize) as u32)
-                .build(),
-        )
+        SnapshotJsonCache {
+            max_bytes: bytes as usize,
+            entries: std::sync::Mutex::new((HashMap::new(), 0)),
+        }
     }
 
-    fn get(&self, s: &Snapshot) -> Result<Arc<str>> {
-        if let Some(hit) = self.0.get(s.manifest_list()) {
-            return Ok(hit);
+    /// The JSON of each of `list`, in order.
+    fn fragments(&self, list: &[&Arc<Snapshot>]) -> Result<Vec<Arc<str>>> {
+        let mut guard = self.entries.lock().unwrap_or_else(|e| e.into_inner());
+        let (map, bytes) = &mut *guard;
+        let mut out = Vec::with_capacity(list.len());
+        for s in list {
+            if let Some(hit) = map.get(s.manifest_list()) {
+                out.push(hit.clone());
+                continue;
+            }
+            let json: Arc<str> = serde_json::to_string(&SnapshotV2 {
+                snapshot_id: s.snapshot_id(),
+                parent_snapshot_id: s.parent_snapshot_id(),
+                sequence_number: s.sequence_number(),
+                timestamp_ms: s.timestamp_ms(),
+                manifest_list: s.manifest_list(),
+                summary: s.summary(),
+                schema_id: s.schema_id(),
+            })?
+            .into();
+            let size = json.len() + s.manifest_list().len();
+            if *bytes + size > self.max_bytes {
+                map.clear();
+                *bytes = 0;
+            }
+            *bytes += size;
+            map.insert(s.manifest_list().to_string(), json.clone());
+            out.push(json);
         }
-        let json: Arc<str> = serde_json::to_string(&SnapshotV2 {
-            snapshot_id: s.snapshot_id(),
-            parent_snapshot_id: s.parent_snapshot_id(),
-            sequence_number: s.sequence_number(),
-            timestamp_ms: s.timestamp_ms(),
-            manifest_list: s.manifest_list(),
-            summary: s.summary(),
-            schema_id: s.schema_id(),
-        })?
-        .into();
-        self.0.insert(s.manifest_list().to_string(), json.clone());
-        Ok(json)
+        Ok(out)
     }
 }
 
@@ -144,7 +161,7 @@ pub(crate) fn to_json(metadata: &TableMetadata, refs: &Refs, snapshots: &Snapsho
     let mut out = serde_json::to_vec(&doc)?;
     if !list.is_empty() {
         // `{...}` becomes `{...,"snapshots":[...]}`.
-        let fragments = list.iter().map(|s| snapshots.get(s)).collect::<Result<Vec<_>>>()?;
+        let fragments = snapshots.fragments(&list)?;
         let len: usize = fragments.iter().map(|f| f.len() + 1).sum();
         out.pop();
         out.reserve(len + 16);
