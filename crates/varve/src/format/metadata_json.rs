@@ -349,7 +349,11 @@ mod tests {
             "the same from cached snapshots"
         );
         let tiny = SnapshotJsonCache::new(2000);
-        assert_eq!(to_json(&md, &refs, &tiny).unwrap(), json, "from a cache that empties itself");
+        assert_eq!(
+            to_json(&md, &refs, &tiny).unwrap(),
+            json,
+            "from a cache that empties itself"
+        );
         assert_eq!(to_json(&md, &refs, &tiny).unwrap(), json);
         let back: TableMetadata = serde_json::from_slice(&json).unwrap();
         assert_eq!(back, md);
