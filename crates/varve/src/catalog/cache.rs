@@ -1,5 +1,6 @@
-//! The lake's cache of decoded table metadata: `v<N>.metadata.json` files, manifest lists and
-//! manifests, each by location, and the JSON of each snapshot for writing the next metadata file. Every one of these objects is immutable once written (a metadata
+//! The lake's cache of decoded table metadata: `v<N>.metadata.json` files (with their snapshot
+//! references), manifest lists and manifests, each by location, and the JSON of each snapshot for
+//! writing the next metadata file. Every one of these objects is immutable once written (a metadata
 //! version is created only by put-if-absent, manifests and lists under fresh names; Iceberg spec,
 //! "File System Tables" and "Manifests"), so an entry never goes stale: the cache only saves GETs
 //! and JSON or Avro decoding on repeated loads, scans and commits. Which version is current is

@@ -272,8 +272,9 @@ pub(crate) async fn create(
         contract.to_properties(),
     )?
     .build()?;
-    let json = serde_json::to_vec(&built.metadata)?;
-    let refs = Arc::new(metadata_json::read_refs(&json)?);
+    // A new table has no snapshots, so no references.
+    let refs = Arc::new(Refs::new());
+    let json = metadata_json::to_json(&built.metadata, &refs, &cache.snapshot_json)?;
     let size = json.len();
     if !storage
         .put_if_absent(&ident.metadata_file(1), Bytes::from(json))

@@ -210,6 +210,7 @@ async fn commit_inner(
             &cache.snapshot_json,
         )?);
         let serialize_ms = started.elapsed().as_secs_f64() * 1e3 - prepare_ms;
+        let metadata_bytes = json.len();
         let outcome = storage.put_if_absent(&ident.metadata_file(next), json.clone()).await;
         let put_ms = started.elapsed().as_secs_f64() * 1e3 - prepare_ms - serialize_ms;
         if matches!(outcome, Ok(true)) {
@@ -228,7 +229,7 @@ async fn commit_inner(
             snapshot = ?prepared.snapshot_id,
             added = txn.added.len(),
             removed = txn.removed.len(),
-            metadata_bytes = attempted.last().map(|(_, j)| j.len()),
+            metadata_bytes,
             prepare_ms,
             serialize_ms,
             put_ms,
