@@ -105,6 +105,13 @@ enum Command {
         /// files to DIR/input. Default: a new directory under the system's temporary directory.
         #[arg(long)]
         dir: Option<PathBuf>,
+        /// Refused here: the demo makes its own lake (hidden; takes the place of the global one,
+        /// so `varve demo --help` does not offer it).
+        #[arg(long, hide = true)]
+        lake: Option<String>,
+        /// Refused here, as --lake (hidden).
+        #[arg(long = "storage-option", short = 'o', hide = true, value_name = "KEY=VALUE")]
+        storage_options: Vec<String>,
     },
 }
 
@@ -225,10 +232,15 @@ pub(crate) fn parse_storage_options(opts: &[String]) -> varve::Result<HashMap<St
 
 async fn run(cli: Cli) -> varve::Result<()> {
     let options = parse_storage_options(&cli.storage_options)?;
-    if let Command::Demo { dir } = &cli.command {
-        if cli.lake.is_some() {
+    if let Command::Demo {
+        dir,
+        lake,
+        storage_options,
+    } = &cli.command
+    {
+        if cli.lake.is_some() || lake.is_some() || !cli.storage_options.is_empty() || !storage_options.is_empty() {
             return Err(varve::Error::invalid(
-                "varve demo makes a fresh lake of its own; give --dir DIR instead of --lake",
+                "varve demo makes a fresh lake of its own; give --dir DIR instead of --lake or -o",
             ));
         }
         return demo::run(dir.clone()).await;
