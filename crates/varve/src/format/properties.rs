@@ -6,6 +6,7 @@
 //! | `varve.target-file-size` | `256MiB` | compaction cuts output files at about this size |
 //! | `varve.row-group-rows` | `262144` | rows per Parquet row group of data files (appends and compaction) |
 //! | `varve.encode-threads` | `0` | threads that encode a row group's columns; 0: one per core |
+//! | `varve.merge-buffer-size` | `160MiB` | compressed input pages a merge holds at once (more inputs read smaller chunks) |
 //! | `varve.compact-min-files` | `8` | an append compacts a partition holding more small files than this |
 //! | `varve.auto-maintain` | `true` | whether appends compact inline |
 //! | `varve.retention` | none | rows older than now minus this are hidden from queries, and maintenance drops their files |
@@ -28,6 +29,8 @@ pub(crate) const PROP_TARGET_FILE_SIZE: &str = "varve.target-file-size";
 pub(crate) const PROP_ROW_GROUP_ROWS: &str = "varve.row-group-rows";
 /// Threads that encode the columns of a row group (0: one per core).
 pub(crate) const PROP_ENCODE_THREADS: &str = "varve.encode-threads";
+/// Compressed bytes of input pages one merge pass holds at once.
+pub(crate) const PROP_MERGE_BUFFER_SIZE: &str = "varve.merge-buffer-size";
 /// Small files a partition may hold before an append compacts it.
 pub(crate) const PROP_COMPACT_MIN_FILES: &str = "varve.compact-min-files";
 /// Whether appends compact inline.
@@ -45,6 +48,9 @@ pub(crate) const PROP_BATCH_IDS: &str = "varve.batch-ids";
 /// Default output file size: large enough that a day of a busy table is a few files (few footers
 /// and requests per scan), small enough that one file is read in parallel by row groups.
 pub(crate) const DEFAULT_TARGET_FILE_SIZE: u64 = 256 * 1024 * 1024;
+/// Default merge buffer: with 64 inputs (a merge pass's most), 2.5 MiB of pages each, about a
+/// sixth of a row group of 262,144 rows of sensor data.
+pub(crate) const DEFAULT_MERGE_BUFFER_SIZE: u64 = 160 * 1024 * 1024;
 /// Default small-file count that triggers inline compaction: 8 appends to one partition cost at
 /// most 8 extra file opens per scan before they are merged.
 pub(crate) const DEFAULT_COMPACT_MIN_FILES: usize = 8;
@@ -60,6 +66,8 @@ pub(crate) struct MaintenanceSettings {
     pub(crate) row_group_rows: usize,
     /// 0: one per core.
     pub(crate) encode_threads: usize,
+    /// Bytes.
+    pub(crate) merge_buffer_size: u64,
     pub(crate) compact_min_files: usize,
     pub(crate) auto_maintain: bool,
     pub(crate) retention: Option<Duration>,
@@ -91,6 +99,10 @@ impl MaintenanceSettings {
             encode_threads: match checked(PROP_ENCODE_THREADS)? {
                 Some(v) => parse_count(PROP_ENCODE_THREADS, v)?,
                 None => 0,
+            },
+            merge_buffer_size: match checked(PROP_MERGE_BUFFER_SIZE)? {
+                Some(v) => parse_bytes(v)?,
+                None => DEFAULT_MERGE_BUFFER_SIZE,
             },
             compact_min_files: match checked(PROP_COMPACT_MIN_FILES)? {
                 Some(v) => parse_count(PROP_COMPACT_MIN_FILES, v)?,
@@ -140,10 +152,11 @@ pub(crate) fn validate_alter(key: &str, value: Option<&str>) -> Result<()> {
     }
 }
 
-const KNOWN: [&str; 8] = [
+const KNOWN: [&str; 9] = [
     PROP_TARGET_FILE_SIZE,
     PROP_ROW_GROUP_ROWS,
     PROP_ENCODE_THREADS,
+    PROP_MERGE_BUFFER_SIZE,
     PROP_COMPACT_MIN_FILES,
     PROP_AUTO_MAINTAIN,
     PROP_RETENTION,
@@ -175,6 +188,10 @@ fn validate(key: &str, v: &str) -> Result<()> {
             }
         }),
         PROP_ENCODE_THREADS => parse_count(key, v).map(|_| ()),
+        PROP_MERGE_BUFFER_SIZE => parse_bytes(v).and_then(|n| match n {
+            0 => Err(Error::invalid("must be at least 1 byte")),
+            _ => Ok(()),
+        }),
         PROP_AUTO_MAINTAIN => parse_bool(key, v).map(|_| ()),
         PROP_RETENTION | PROP_SNAPSHOT_RETENTION => parse_duration(v).map(|_| ()),
         PROP_DEDUP => match v {

@@ -18,6 +18,7 @@ use iceberg::spec::{DataContentType, DataFile, DataFileBuilder, DataFileFormat, 
 use parquet::basic::{Compression, ZstdLevel};
 use parquet::file::metadata::SortingColumn;
 use parquet::file::properties::{EnabledStatistics, WriterProperties};
+use parquet::schema::types::ColumnPath;
 
 use crate::error::{Error, Result};
 use crate::format::{Dedup, TableContract};
@@ -189,13 +190,28 @@ pub(crate) fn writer_properties(
             });
         }
     }
-    WriterProperties::builder()
+    let mut props = WriterProperties::builder()
         .set_compression(Compression::ZSTD(ZstdLevel::default()))
         .set_statistics_enabled(EnabledStatistics::Page)
         .set_max_row_group_row_count(Some(row_group_rows.max(1)))
-        .set_sorting_columns(if sorting.is_empty() { None } else { Some(sorting) })
-        .build()
+        .set_sorting_columns(if sorting.is_empty() { None } else { Some(sorting) });
+    // Measurements are mostly distinct floats: a dictionary of them only costs (every value is
+    // hashed until the dictionary reaches its limit, 1 MiB by default, and then the column falls
+    // back to plain). A small limit keeps the dictionary for the floats that repeat (a constant
+    // per series) and gives up early on the rest.
+    for field in schema.fields() {
+        if field.data_type().is_floating() {
+            props = props.set_column_dictionary_page_size_limit(
+                ColumnPath::from(field.name().as_str()),
+                FLOAT_DICTIONARY_LIMIT_BYTES,
+            );
+        }
+    }
+    props.build()
 }
+
+/// The dictionary page size limit of float columns, bytes (4,096 distinct doubles).
+const FLOAT_DICTIONARY_LIMIT_BYTES: usize = 32 * 1024;
 
 /// Encodes a run as a Parquet file in row groups of `row_group_rows` (columns on up to `threads`
 /// threads, 0: one per core; see `write::parquet`) and describes it as an Iceberg data file at

@@ -1,55 +1,62 @@
 //! Merging data files of one partition into new ones: a streaming k-way merge into files sorted
-//! by (series key, time), cut at the target size on series boundaries, optionally keeping only
-//! some rows. Compaction merges many files; a delete's or a last-write-wins append's copy-on-write
-//! rewrite passes one file with a [`Keep`] filter.
+//! by (series key, time), cut at the target size on series boundaries (`write::output`),
+//! optionally keeping only some rows. Compaction merges many files; a delete's or a
+//! last-write-wins append's copy-on-write rewrite passes one file with a [`Keep`] filter.
 //!
-//! The merge is DataFusion's `SortPreservingMergeExec` over one Parquet scan partition per input
-//! file, each declared sorted by the table's sort order (which every Varve data file is: see
-//! `write::encode`). Memory is about one row group per open input (the Parquet reader fetches a row
-//! group's column chunks) plus one batch per input and the row group being written, never the
-//! partition's size (inputs beyond 16 are merged in passes). Output row groups are encoded with
-//! their columns in parallel (`write::parquet`) and streamed to the store with multipart uploads.
+//! Each input file (sorted by the table's sort order, as every Varve data file is: see
+//! `write::encode`) is read by a DataFusion Parquet scan partition of its own, as the table's
+//! current schema, in a task that decodes a few batches ahead and encodes each batch's keys in
+//! Arrow's row format. The merge then takes runs, not rows: the input with the smallest next key
+//! gives all its rows that sort before the next input's head as one slice (found by exponential
+//! search), so appends of whole hours of many series merge at the cost of a few comparisons per
+//! series and file, and no row is copied until its row group is encoded.
 //!
-//! Cutting rule: when the file being written reaches the target size, it is closed at the next
-//! series boundary, so a series that fits in one file is never split over two files of the
-//! partition (no reader has to merge files to answer a one-series query). Only a series larger than
-//! the target may be split, and then not before the file reaches twice the target.
+//! Memory is bounded by the inputs' pages, a few batches per input and the row group being
+//! written, never by the partition's size: when the inputs are larger than the table's
+//! `varve.merge-buffer-size` (compressed bytes, default 160 MiB), each reads its row groups in chunks of rows (a Parquet access plan per
+//! chunk, so only the pages of the chunk are fetched). More than [`MAX_FAN_IN`] inputs are merged
+//! in passes.
 
 use std::sync::Arc;
 
 use arrow::array::RecordBatch;
-use arrow::compute::SortOptions;
 use arrow::datatypes::SchemaRef;
-use arrow::row::{OwnedRow, RowConverter, SortField};
+use arrow::row::{Row, RowConverter, Rows, SortField};
 use bytes::Bytes;
 use datafusion::datasource::listing::PartitionedFile;
+use datafusion::datasource::physical_plan::parquet::{ParquetAccessPlan, RowGroupAccess};
+use datafusion::datasource::physical_plan::ParquetFileReaderFactory;
 use datafusion::datasource::physical_plan::{FileGroup, FileScanConfigBuilder, ParquetSource};
 use datafusion::datasource::source::DataSourceExec;
 use datafusion::execution::object_store::ObjectStoreUrl;
-use datafusion::physical_expr::expressions::Column;
-use datafusion::physical_expr::{LexOrdering, PhysicalExpr, PhysicalSortExpr};
+use datafusion::execution::SendableRecordBatchStream;
+use datafusion::physical_expr::PhysicalExpr;
 use datafusion::physical_plan::filter::FilterExec;
-use datafusion::physical_plan::sorts::sort_preserving_merge::SortPreservingMergeExec;
+use datafusion::physical_plan::metrics::ExecutionPlanMetricsSet;
 use datafusion::physical_plan::ExecutionPlan;
 use datafusion::prelude::{SessionConfig, SessionContext};
+use futures::future::BoxFuture;
 use futures::StreamExt;
 use iceberg::spec::DataFile;
 use object_store::path::Path;
-use parquet::arrow::async_writer::{AsyncFileWriter, ParquetObjectWriter};
+use object_store::ObjectStore;
+use parquet::arrow::arrow_reader::{ArrowReaderOptions, RowSelection, RowSelector};
+use parquet::arrow::async_reader::{AsyncFileReader, ParquetObjectReader};
+use parquet::file::metadata::{PageIndexPolicy, ParquetMetaData};
+use tokio::sync::mpsc;
+use tokio::task::JoinSet;
 
 use crate::error::{Error, Result};
 use crate::format::properties::MaintenanceSettings;
 use crate::format::TableContract;
 use crate::storage::Storage;
-use crate::write::encode::{self, FileMetrics};
-use crate::write::keys::KeySet;
-use crate::write::parquet::ParquetWriter;
+use crate::write::keys::{self, KeySet};
+use crate::write::output::Output;
 
 /// The URL under which compaction registers the lake's store in its DataFusion context.
 const MERGE_STORE_URL: &str = "varve://maintain";
-/// Rows per merged batch: small enough that one batch per input stays cheap with many inputs.
+/// Rows per decoded batch: small enough that a few batches per input stay cheap with many inputs.
 const MERGE_BATCH_ROWS: usize = 8192;
-
 /// What merging one group of files wrote.
 #[derive(Debug, Default)]
 pub(crate) struct Merged {
@@ -59,10 +66,9 @@ pub(crate) struct Merged {
     pub(crate) bytes: u64,
 }
 
-/// Files merged in one pass. Each open input holds about one row group (a small file is one row
-/// group), so a pass needs about this many row groups of memory; more inputs are merged in passes
-/// through intermediate files.
-const MAX_FAN_IN: usize = 16;
+/// Files merged in one pass; more inputs are merged in passes through intermediate files. (Each
+/// input's share of `varve.merge-buffer-size` shrinks with the fan-in, and with it the chunks it reads.)
+const MAX_FAN_IN: usize = 64;
 
 /// Where merged files go and how they are cut: the table, its contract, its current schema (the
 /// inputs are read as this schema: columns a file lacks are nulls), the partition and the
@@ -117,50 +123,45 @@ impl MergeJob<'_> {
         out
     }
 
-    /// One merge pass over at most [`MAX_FAN_IN`] inputs.
+    /// One merge pass over at most [`MAX_FAN_IN`] inputs. On error the files written so far are
+    /// deleted.
     async fn merge_pass(&self, inputs: &[DataFile], keep: Option<Keep>) -> Result<Merged> {
-        let mut out = Merged::default();
-        match self.merge_into(inputs, keep, &mut out).await {
-            Ok(()) => Ok(out),
-            Err(e) => {
-                self.storage.delete_quietly(&out.uploaded).await;
-                Err(e)
-            }
+        let mut out = Output::new(self);
+        let result = match self.merge_into(inputs, keep, &mut out).await {
+            Ok(()) => out.finish().await,
+            Err(e) => Err(e),
+        };
+        if result.is_err() {
+            self.storage.delete_quietly(&out.merged.uploaded).await;
         }
+        result.map(|()| out.merged)
     }
 
-    async fn merge_into(&self, inputs: &[DataFile], keep: Option<Keep>, out: &mut Merged) -> Result<()> {
-        let (storage, schema, contract) = (self.storage, &self.schema, self.contract);
+    async fn merge_into(&self, inputs: &[DataFile], keep: Option<Keep>, out: &mut Output<'_, '_>) -> Result<()> {
+        let (storage, schema) = (self.storage, &self.schema);
         let config = SessionConfig::new().with_batch_size(MERGE_BATCH_ROWS);
         let ctx = SessionContext::new_with_config(config);
         let url = url::Url::parse(MERGE_STORE_URL).map_err(|e| Error::internal(e.to_string()))?;
         ctx.runtime_env().register_object_store(&url, storage.store.clone());
 
-        let key_names: Vec<&str> = contract.series_key.iter().map(String::as_str).collect();
-        let mut sort_exprs = Vec::new();
-        for name in key_names.iter().copied().chain(contract.time_column.as_deref()) {
-            let col = Column::new_with_schema(name, schema)?;
-            sort_exprs.push(PhysicalSortExpr::new(Arc::new(col), SortOptions::default()));
-        }
-        let ordering = LexOrdering::new(sort_exprs);
-        let groups = inputs
-            .iter()
-            .map(|f| {
-                let path = storage.path_of(f.file_path())?;
-                Ok(FileGroup::new(vec![PartitionedFile::new(
-                    path.to_string(),
-                    f.file_size_in_bytes(),
-                )]))
-            })
-            .collect::<Result<Vec<_>>>()?;
-        let source = ParquetSource::new(schema.clone());
-        let mut scan = FileScanConfigBuilder::new(ObjectStoreUrl::parse(MERGE_STORE_URL)?, Arc::new(source))
+        // One scan partition per input; with many inputs each reads its row groups in chunks of
+        // rows, so that the pages held at once stay within the budget.
+        let total: u64 = inputs.iter().map(|f| f.file_size_in_bytes()).sum();
+        let budget = self.settings.merge_buffer_size.max(1);
+        let per_input = match total <= budget {
+            true => None,
+            false => Some(budget / inputs.len().max(1) as u64),
+        };
+        let groups = futures::future::try_join_all(inputs.iter().map(|f| self.file_group(f, per_input))).await?;
+        let source = ParquetSource::new(schema.clone())
+            .with_parquet_file_reader_factory(Arc::new(FooterReaderFactory(storage.store.clone())));
+        let scan = FileScanConfigBuilder::new(ObjectStoreUrl::parse(MERGE_STORE_URL)?, Arc::new(source))
             .with_expr_adapter(Some(Arc::new(crate::format::field_ids::FieldIdAdapterFactory)))
             .with_file_groups(groups)
+            // Each partition must read its own input's chunks, in order: without this DataFusion
+            // lets idle partitions take files queued for others (file stream work stealing).
+            .with_preserve_order(true)
             .with_batch_size(Some(MERGE_BATCH_ROWS));
-        if let Some(o) = &ordering {
-            scan = scan.with_output_ordering(vec![o.clone()]);
-        }
         let mut exec: Arc<dyn ExecutionPlan> = DataSourceExec::from_data_source(scan.build());
         let mut keys_not_in = None;
         match keep {
@@ -169,219 +170,372 @@ impl MergeJob<'_> {
             Some(Keep::KeysNotIn(set)) => keys_not_in = Some(set),
             None => {}
         }
-        let mut streams = Vec::new();
-        match ordering {
-            Some(o) => {
-                let merged = SortPreservingMergeExec::new(o, exec).with_fetch(None);
-                streams.push(merged.execute(0, ctx.task_ctx())?);
+
+        let keys = KeyColumns::new(schema, self.contract)?;
+        // Each input is read, filtered and its keys encoded by a task of its own, a few batches
+        // ahead of the merge (dropping the set stops them).
+        let mut tasks = JoinSet::new();
+        let mut cursors = Vec::with_capacity(inputs.len());
+        for i in 0..inputs.len() {
+            let stream = exec.execute(i, ctx.task_ctx())?;
+            let (tx, rx) = mpsc::channel(INPUT_READ_AHEAD);
+            tasks.spawn(read_input(stream, keys_not_in.clone(), keys.clone(), tx));
+            let mut cursor = Cursor {
+                rx,
+                batch: None,
+                pos: 0,
+            };
+            if cursor.advance().await? {
+                cursors.push(cursor);
             }
+        }
+        if keys.sort.is_empty() {
             // A plain table has no order: its files are concatenated.
-            None => {
-                for i in 0..inputs.len() {
-                    streams.push(exec.execute(i, ctx.task_ctx())?);
+            for mut c in cursors {
+                while let Some(b) = c.batch.take() {
+                    out.push(&b.rows, None, 0, b.rows.num_rows(), b.row_bytes).await?;
+                    c.advance().await?;
                 }
             }
-        }
-
-        let key_indices: Vec<usize> = key_names
-            .iter()
-            .map(|k| schema.index_of(k))
-            .collect::<std::result::Result<_, _>>()?;
-        let converter = RowConverter::new(
-            key_indices
-                .iter()
-                .map(|i| SortField::new(schema.field(*i).data_type().clone()))
-                .collect(),
-        )?;
-        let mut writer: Option<OutputFile> = None;
-        let mut ratio = 1.0;
-        let mut last_key: Option<OwnedRow> = None;
-        let target = self.settings.target_file_size as usize;
-        for mut stream in streams {
-            while let Some(batch) = stream.next().await {
-                let mut batch = batch?;
-                if let Some(set) = &keys_not_in {
-                    let stored = set.contains(&batch)?;
-                    let kept = arrow::compute::not(&stored)?;
-                    batch = arrow::compute::filter_record_batch(&batch, &kept)?;
-                }
-                if batch.num_rows() == 0 {
-                    continue;
-                }
-                // Series boundaries in this batch: rows whose key differs from the row before.
-                let keys = if key_indices.is_empty() {
-                    None
-                } else {
-                    let cols: Vec<_> = key_indices.iter().map(|i| batch.column(*i).clone()).collect();
-                    Some(converter.convert_columns(&cols)?)
-                };
-                let mut start = 0usize;
-                while start < batch.num_rows() {
-                    if writer.is_none() {
-                        let f = OutputFile::open(self, ratio)?;
-                        out.uploaded.push(f.path.clone());
-                        writer = Some(f);
-                    }
-                    let size = writer.as_ref().map(|w| w.size()).unwrap_or(0);
-                    let mut end = batch.num_rows();
-                    if size >= target {
-                        // Cut at the first series boundary at or after `start`, or anywhere past 2x.
-                        let boundary = match &keys {
-                            None => Some(start),
-                            Some(rows) => (start..batch.num_rows()).find(|&i| {
-                                let prev = if i == 0 {
-                                    last_key.as_ref().map(|k| k.row())
-                                } else {
-                                    Some(rows.row(i - 1))
-                                };
-                                prev.is_none_or(|p| p != rows.row(i))
-                            }),
-                        };
-                        let cut_at = match boundary {
-                            Some(b) => Some(b),
-                            None if size >= 2 * target => Some(start),
-                            None => None,
-                        };
-                        if let Some(b) = cut_at {
-                            if b == start {
-                                if let Some(done) = writer.take() {
-                                    ratio = done.close(contract, self.partition, out).await?;
-                                }
-                                continue;
-                            }
-                            end = b;
-                        }
-                    }
-                    if let Some(w) = writer.as_mut() {
-                        w.write(&batch.slice(start, end - start)).await?;
-                    }
-                    start = end;
-                }
-                if let Some(rows) = &keys {
-                    last_key = Some(rows.row(batch.num_rows() - 1).owned());
-                }
-            }
-        }
-        if let Some(w) = writer.take() {
-            w.close(contract, self.partition, out).await?;
-        }
-        Ok(())
-    }
-}
-
-/// Rows of a row group are buffered as Arrow data until there are `varve.row-group-rows` of them
-/// or they take this much memory, then encoded (columns in parallel) and streamed to the store.
-const ROW_GROUP_MAX_BYTES: usize = 128 * 1024 * 1024;
-
-/// One output file being written: the rows of the row group in progress are buffered, closed
-/// row groups are encoded by [`ParquetWriter`] and uploaded as they close.
-struct OutputFile {
-    writer: ParquetWriter,
-    sink: ParquetObjectWriter,
-    pending: Vec<RecordBatch>,
-    pending_rows: usize,
-    /// Arrow bytes of `pending`.
-    pending_bytes: usize,
-    row_group_rows: usize,
-    /// Encoded bytes per Arrow byte of the last row group (1 before any: an over-estimate, so a
-    /// file is cut early rather than late).
-    ratio: f64,
-    metrics: FileMetrics,
-    uploaded: u64,
-    path: Path,
-    location: String,
-}
-
-impl OutputFile {
-    /// Opens a new data file of the job's partition; `ratio` carries the encoded-size estimate
-    /// of the file before.
-    fn open(job: &MergeJob<'_>, ratio: f64) -> Result<Self> {
-        let (storage, schema, contract) = (job.storage, &job.schema, job.contract);
-        let name = encode::data_file_name(contract, job.partition);
-        let mut path = job.table_prefix.clone();
-        for part in name.split('/') {
-            path = path.join(part);
-        }
-        let row_group_rows = job.settings.row_group_rows.max(1);
-        let props = encode::writer_properties(schema, contract, row_group_rows);
-        Ok(OutputFile {
-            writer: ParquetWriter::new(schema, props, job.settings.encode_threads)?,
-            sink: ParquetObjectWriter::new(storage.store.clone(), path.clone()),
-            pending: Vec::new(),
-            pending_rows: 0,
-            pending_bytes: 0,
-            row_group_rows,
-            ratio,
-            metrics: FileMetrics::new(schema.clone()),
-            uploaded: 0,
-            location: storage.location(&path),
-            path,
-        })
-    }
-
-    /// Bytes encoded plus the estimated encoded size of the row group in progress.
-    fn size(&self) -> usize {
-        self.writer.bytes_written() + (self.pending_bytes as f64 * self.ratio) as usize
-    }
-
-    async fn write(&mut self, batch: &RecordBatch) -> Result<()> {
-        self.metrics.update(batch);
-        let mut start = 0;
-        while start < batch.num_rows() {
-            let len = (self.row_group_rows - self.pending_rows).min(batch.num_rows() - start);
-            let part = batch.slice(start, len);
-            self.pending_bytes += part
-                .columns()
-                .iter()
-                .map(|c| c.to_data().get_slice_memory_size().unwrap_or(0))
-                .sum::<usize>();
-            self.pending_rows += len;
-            self.pending.push(part);
-            start += len;
-            if self.pending_rows >= self.row_group_rows || self.pending_bytes >= ROW_GROUP_MAX_BYTES {
-                self.flush_row_group().await?;
-            }
-        }
-        Ok(())
-    }
-
-    /// Encodes the buffered rows as a row group and uploads its bytes.
-    async fn flush_row_group(&mut self) -> Result<()> {
-        if self.pending.is_empty() {
             return Ok(());
         }
-        let before = self.writer.bytes_written();
-        self.writer.write_row_group(&self.pending)?;
-        if self.pending_bytes > 0 {
-            self.ratio = (self.writer.bytes_written() - before) as f64 / self.pending_bytes as f64;
-        }
-        self.pending.clear();
-        (self.pending_rows, self.pending_bytes) = (0, 0);
-        let bytes = self.writer.take_bytes()?;
-        self.upload(bytes).await
-    }
-
-    async fn upload(&mut self, bytes: Bytes) -> Result<()> {
-        if !bytes.is_empty() {
-            self.uploaded += bytes.len() as u64;
-            self.sink.write(bytes).await?;
+        // The k-way merge, run by run: the input with the smallest head gives all its rows that
+        // sort before the next input's head (ties go to the earlier input, as the files were
+        // listed), as one slice.
+        while !cursors.is_empty() {
+            let (a, b) = smallest_two(&cursors);
+            let c = &cursors[a];
+            let Some(batch) = c.batch.as_ref() else {
+                return Err(Error::internal("a merge input without a batch"));
+            };
+            let end = match (b.and_then(|b| cursors[b].head()), &batch.sort) {
+                (Some(bound), Some(rows)) => run_end(rows, c.pos, bound, a < b.unwrap_or(0)),
+                _ => batch.rows.num_rows(),
+            };
+            out.push(&batch.rows, batch.series.as_ref(), c.pos, end, batch.row_bytes)
+                .await?;
+            let c = &mut cursors[a];
+            c.pos = end;
+            if end == batch_rows(c) && !c.advance().await? {
+                cursors.remove(a);
+            }
         }
         Ok(())
     }
 
-    /// Finishes the file; returns the encoded-size estimate for the next one.
-    async fn close(mut self, contract: &TableContract, partition: Option<i32>, out: &mut Merged) -> Result<f64> {
-        self.flush_row_group().await?;
-        let ratio = self.ratio;
-        let (rest, meta) = self.writer.finish()?;
-        self.uploaded += rest.len() as u64;
-        self.sink.write(rest).await?;
-        self.sink.complete().await?;
-        let size = self.uploaded;
-        let file = self.metrics.finish(&meta, contract, partition, &self.location, size)?;
-        out.rows += file.record_count();
-        out.bytes += size;
-        out.files.push(file);
-        Ok(ratio)
+    /// The scan partition of one input: the whole file, or with `per_input` (compressed bytes an
+    /// input may hold) one chunk of rows after another, each a Parquet access plan selecting a
+    /// range of one row group (the reader then fetches only the pages of that range: Parquet
+    /// spec, "PageIndex").
+    async fn file_group(&self, file: &DataFile, per_input: Option<u64>) -> Result<FileGroup> {
+        let path = self.storage.path_of(file.file_path())?;
+        let size = file.file_size_in_bytes();
+        let whole = || FileGroup::new(vec![PartitionedFile::new(path.to_string(), size)]);
+        let Some(per_input) = per_input.filter(|_| size > 0) else {
+            return Ok(whole());
+        };
+        let mut reader = ParquetObjectReader::new(self.storage.store.clone(), path.clone()).with_file_size(size);
+        // With the offset index, so that a chunk's reader fetches only the chunk's pages.
+        let options = ArrowReaderOptions::new().with_page_index_policy(PageIndexPolicy::Optional);
+        let meta = reader
+            .get_metadata(Some(&options))
+            .await
+            .map_err(|e| Error::from(e).context(format!("data file {}", file.file_path())))?;
+        let row_groups = meta.row_groups();
+        if row_groups.iter().all(|rg| rg.compressed_size() as u64 <= per_input) {
+            return Ok(whole());
+        }
+        let mut files = Vec::new();
+        for (i, rg) in row_groups.iter().enumerate() {
+            let rows = rg.num_rows().max(0) as usize;
+            let parts = (rg.compressed_size().max(0) as u64).div_ceil(per_input.max(1)).max(1) as usize;
+            let chunk = rows.div_ceil(parts).max(1);
+            let mut start = 0;
+            while start < rows {
+                let len = chunk.min(rows - start);
+                let mut plan = ParquetAccessPlan::new_none(row_groups.len());
+                let mut selectors = Vec::with_capacity(3);
+                if start > 0 {
+                    selectors.push(RowSelector::skip(start));
+                }
+                selectors.push(RowSelector::select(len));
+                if start + len < rows {
+                    selectors.push(RowSelector::skip(rows - start - len));
+                }
+                // (`scan_selection` would leave a skipped row group skipped.)
+                plan.set(i, RowGroupAccess::Selection(RowSelection::from(selectors)));
+                files.push(
+                    PartitionedFile::new(path.to_string(), size)
+                        .with_extension(plan)
+                        .with_extension(Footer(meta.clone())),
+                );
+                start += len;
+            }
+        }
+        Ok(FileGroup::new(files))
+    }
+}
+
+/// The Parquet metadata (with the page index) of a chunk's file, read once for all its chunks.
+#[derive(Debug, Clone)]
+struct Footer(Arc<ParquetMetaData>);
+
+/// Opens the inputs' files for DataFusion's Parquet scan: a chunk's reader answers with the
+/// footer read when the chunks were planned ([`Footer`]), so that the scan neither reads it again
+/// nor goes without the offset index (DataFusion loads the page index only for a predicate);
+/// a whole file's reader reads its footer as usual.
+#[derive(Debug)]
+struct FooterReaderFactory(Arc<dyn ObjectStore>);
+
+impl ParquetFileReaderFactory for FooterReaderFactory {
+    fn create_reader(
+        &self,
+        _partition_index: usize,
+        file: PartitionedFile,
+        _metadata_size_hint: Option<usize>,
+        _metrics: &ExecutionPlanMetricsSet,
+    ) -> datafusion::error::Result<Box<dyn AsyncFileReader + Send>> {
+        let inner = ParquetObjectReader::new(self.0.clone(), file.object_meta.location.clone())
+            .with_file_size(file.object_meta.size);
+        Ok(Box::new(FooterReader {
+            inner,
+            footer: file.extension::<Footer>().map(|f| f.0.clone()),
+        }))
+    }
+}
+
+struct FooterReader {
+    inner: ParquetObjectReader,
+    footer: Option<Arc<ParquetMetaData>>,
+}
+
+impl AsyncFileReader for FooterReader {
+    fn get_bytes(&mut self, range: std::ops::Range<u64>) -> BoxFuture<'_, parquet::errors::Result<Bytes>> {
+        self.inner.get_bytes(range)
+    }
+
+    fn get_byte_ranges(
+        &mut self,
+        ranges: Vec<std::ops::Range<u64>>,
+    ) -> BoxFuture<'_, parquet::errors::Result<Vec<Bytes>>> {
+        self.inner.get_byte_ranges(ranges)
+    }
+
+    fn get_metadata<'a>(
+        &'a mut self,
+        options: Option<&'a ArrowReaderOptions>,
+    ) -> BoxFuture<'a, parquet::errors::Result<Arc<ParquetMetaData>>> {
+        match &self.footer {
+            Some(f) => {
+                let f = f.clone();
+                Box::pin(async move { Ok(f) })
+            }
+            None => self.inner.get_metadata(options),
+        }
+    }
+}
+
+/// Batches each input's reader may decode ahead of the merge.
+const INPUT_READ_AHEAD: usize = 2;
+
+/// The key columns of a merge: the sort order (series key, then time) and the series key alone,
+/// by index in the merge's schema.
+#[derive(Clone)]
+struct KeyColumns {
+    sort: Vec<usize>,
+    series: Vec<usize>,
+    fields: Vec<SortField>,
+}
+
+impl KeyColumns {
+    fn new(schema: &SchemaRef, contract: &TableContract) -> Result<Self> {
+        let sort = keys::key_columns(contract)
+            .iter()
+            .map(|k| schema.index_of(k))
+            .collect::<std::result::Result<Vec<_>, _>>()?;
+        let series = sort[..sort.len().saturating_sub(1)].to_vec();
+        let fields = sort
+            .iter()
+            .map(|i| SortField::new(schema.field(*i).data_type().clone()))
+            .collect();
+        Ok(KeyColumns { sort, series, fields })
+    }
+}
+
+/// A decoded batch of one input with its keys in Arrow's row format.
+struct InputBatch {
+    rows: RecordBatch,
+    /// (series key, time) of each row; `None` for a plain table (no sort order).
+    sort: Option<Rows>,
+    /// The series key of each row; `None` without a series key.
+    series: Option<Rows>,
+    /// Arrow bytes per row (for the output's size estimate).
+    row_bytes: usize,
+}
+
+/// Reads one input's batches, drops the rows `keys_not_in` holds, encodes the keys and sends the
+/// non-empty batches, then `None` (so that a reader that stops early is never mistaken for the
+/// end of its input).
+async fn read_input(
+    mut stream: SendableRecordBatchStream,
+    keys_not_in: Option<Arc<KeySet>>,
+    keys: KeyColumns,
+    tx: mpsc::Sender<Result<Option<InputBatch>>>,
+) {
+    let result: Result<()> = async {
+        let converter = |fields: &[SortField]| match fields.is_empty() {
+            true => Ok(None),
+            false => RowConverter::new(fields.to_vec()).map(Some),
+        };
+        let sort = converter(&keys.fields)?;
+        let series = converter(&keys.fields[..keys.series.len()])?;
+        while let Some(batch) = stream.next().await {
+            let mut batch = batch?;
+            if let Some(set) = &keys_not_in {
+                let kept = arrow::compute::not(&set.contains(&batch)?)?;
+                batch = arrow::compute::filter_record_batch(&batch, &kept)?;
+            }
+            if batch.num_rows() == 0 {
+                continue;
+            }
+            let cols = |idx: &[usize]| idx.iter().map(|i| batch.column(*i).clone()).collect::<Vec<_>>();
+            let sort_rows = sort
+                .as_ref()
+                .map(|c| c.convert_columns(&cols(&keys.sort)))
+                .transpose()?;
+            let series_rows = series
+                .as_ref()
+                .map(|c| c.convert_columns(&cols(&keys.series)))
+                .transpose()?;
+            let row_bytes = batch.get_array_memory_size() / batch.num_rows();
+            let b = InputBatch {
+                rows: batch,
+                sort: sort_rows,
+                series: series_rows,
+                row_bytes,
+            };
+            if tx.send(Ok(Some(b))).await.is_err() {
+                return Ok(());
+            }
+        }
+        let _ = tx.send(Ok(None)).await;
+        Ok(())
+    }
+    .await;
+    if let Err(e) = result {
+        let _ = tx.send(Err(e)).await;
+    }
+}
+
+/// One input of the merge: its current batch and the position of its next row.
+struct Cursor {
+    rx: mpsc::Receiver<Result<Option<InputBatch>>>,
+    batch: Option<InputBatch>,
+    pos: usize,
+}
+
+impl Cursor {
+    /// Moves to the input's next batch; false (and no batch) at its end.
+    ///
+    /// Errors: the input's read error, or its reader stopping before the end.
+    async fn advance(&mut self) -> Result<bool> {
+        self.pos = 0;
+        self.batch = match self.rx.recv().await {
+            Some(Ok(b)) => b,
+            Some(Err(e)) => return Err(e),
+            None => return Err(Error::internal("a merge input's reader stopped before its end")),
+        };
+        Ok(self.batch.is_some())
+    }
+
+    /// The key of the next row.
+    fn head(&self) -> Option<Row<'_>> {
+        let b = self.batch.as_ref()?;
+        b.sort.as_ref().map(|rows| rows.row(self.pos))
+    }
+}
+
+fn batch_rows(c: &Cursor) -> usize {
+    c.batch.as_ref().map(|b| b.rows.num_rows()).unwrap_or(0)
+}
+
+/// The cursors with the smallest and the second smallest head (the earlier on ties).
+fn smallest_two(cursors: &[Cursor]) -> (usize, Option<usize>) {
+    let (mut a, mut b) = (0, None::<usize>);
+    for i in 1..cursors.len() {
+        let h = cursors[i].head();
+        if h < cursors[a].head() {
+            (a, b) = (i, Some(a));
+        } else if b.is_none_or(|j| h < cursors[j].head()) {
+            b = Some(i);
+        }
+    }
+    (a, b)
+}
+
+/// The end of the run starting at `pos` in `rows`: the first row after `pos` that sorts after
+/// `bound` (at or after it when `inclusive` is false). `rows[pos]` itself belongs to the run.
+/// Exponential search, then binary: a run of n rows costs O(log n) comparisons.
+fn run_end(rows: &Rows, pos: usize, bound: Row<'_>, inclusive: bool) -> usize {
+    let len = rows.num_rows();
+    let within = |i: usize| match inclusive {
+        true => rows.row(i) <= bound,
+        false => rows.row(i) < bound,
+    };
+    let (mut lo, mut step) = (pos, 1);
+    let mut hi = loop {
+        let probe = pos + step;
+        if probe >= len {
+            break len;
+        }
+        if !within(probe) {
+            break probe;
+        }
+        lo = probe;
+        step *= 2;
+    };
+    while lo + 1 < hi {
+        let mid = lo + (hi - lo) / 2;
+        match within(mid) {
+            true => lo = mid,
+            false => hi = mid,
+        }
+    }
+    hi
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use arrow::array::{ArrayRef, Int64Array};
+    use arrow::datatypes::DataType;
+
+    fn rows(values: &[i64]) -> Rows {
+        let c = RowConverter::new(vec![SortField::new(DataType::Int64)]).unwrap();
+        let a: ArrayRef = Arc::new(Int64Array::from(values.to_vec()));
+        c.convert_columns(&[a]).unwrap()
+    }
+
+    /// The run from `pos` ends at the first row past the bound, found by galloping, against a
+    /// plain scan for every position, bound and tie rule.
+    #[test]
+    fn run_end_matches_a_scan() {
+        let values: Vec<i64> = (0..300).map(|i| i / 3).collect();
+        let r = rows(&values);
+        for bound in [-1i64, 0, 1, 7, 50, 99, 100, 1000] {
+            let b = rows(&[bound]);
+            for inclusive in [true, false] {
+                for pos in 0..values.len() {
+                    let within = |v: i64| if inclusive { v <= bound } else { v < bound };
+                    if !within(values[pos]) {
+                        continue;
+                    }
+                    let want = (pos + 1..values.len())
+                        .find(|&i| !within(values[i]))
+                        .unwrap_or(values.len());
+                    assert_eq!(run_end(&r, pos, b.row(0), inclusive), want, "pos {pos} bound {bound}");
+                }
+            }
+        }
     }
 }

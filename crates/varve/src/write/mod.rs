@@ -3,13 +3,15 @@
 //! Owns validation and alignment of input to the table schema (`align`), parsing of time values
 //! (`time`), sorting, partitioning by time and Iceberg metrics (`encode`), Parquet files with
 //! columns encoded in parallel (`parquet`), row keys for last-write-wins dedup (`keys`), and
-//! merging stored files into new ones (`merge`, for compaction and copy-on-write rewrites). It
+//! merging stored files into new ones (`merge`, for compaction and copy-on-write rewrites, writing
+//! through `output`). It
 //! commits nothing: `commit` decides when files become part of a snapshot.
 
 pub(crate) mod align;
 pub(crate) mod encode;
 pub(crate) mod keys;
 pub(crate) mod merge;
+pub(crate) mod output;
 pub(crate) mod parquet;
 pub(crate) mod time;
 

@@ -1,0 +1,232 @@
+//! The output side of a merge: rows arrive as sorted runs, are buffered as the row group in
+//! progress, encoded (columns in parallel, `write::parquet`) and streamed to the store with
+//! multipart uploads, and cut into files at the target size on series boundaries.
+//!
+//! Cutting rule: when the file being written reaches the target size, it is closed at the next
+//! series boundary, so a series that fits in one file is never split over two files of the
+//! partition (no reader has to merge files to answer a one-series query). Only a series larger than
+//! the target may be split, and then not before the file reaches twice the target.
+
+use arrow::array::RecordBatch;
+use arrow::compute::concat_batches;
+use arrow::row::{OwnedRow, Rows};
+use bytes::Bytes;
+use object_store::path::Path;
+use parquet::arrow::async_writer::{AsyncFileWriter, ParquetObjectWriter};
+
+use crate::error::Result;
+use crate::write::encode::{self, FileMetrics};
+use crate::write::merge::{MergeJob, Merged};
+use crate::write::parquet::ParquetWriter;
+
+/// Rows of a row group are buffered as Arrow data until there are `varve.row-group-rows` of them
+/// or they take this much memory, then encoded and streamed to the store.
+const ROW_GROUP_MAX_BYTES: usize = 128 * 1024 * 1024;
+
+/// Where the merged rows go: the file being written and what is needed to cut the next one.
+pub(crate) struct Output<'j, 'a> {
+    job: &'j MergeJob<'a>,
+    writer: Option<OutputFile>,
+    /// Encoded bytes per Arrow byte, carried from file to file.
+    ratio: f64,
+    /// The series key of the last row written (for the cut at a series boundary).
+    last_series: Option<OwnedRow>,
+    pub(crate) merged: Merged,
+}
+
+impl<'j, 'a> Output<'j, 'a> {
+    pub(crate) fn new(job: &'j MergeJob<'a>) -> Self {
+        Output {
+            job,
+            writer: None,
+            ratio: 1.0,
+            last_series: None,
+            merged: Merged::default(),
+        }
+    }
+
+    /// Writes rows `start..end` of `batch`, which follow the rows written before in sort order.
+    /// `series` holds the series keys of `batch` in row format (`None` for a table without a
+    /// series key: a file may be cut anywhere); `row_bytes` estimates the Arrow bytes of a row.
+    pub(crate) async fn push(
+        &mut self,
+        batch: &RecordBatch,
+        series: Option<&Rows>,
+        mut start: usize,
+        end: usize,
+        row_bytes: usize,
+    ) -> Result<()> {
+        let target = self.job.settings.target_file_size as usize;
+        while start < end {
+            if self.writer.is_none() {
+                let f = OutputFile::open(self.job, self.ratio)?;
+                self.merged.uploaded.push(f.path.clone());
+                self.writer = Some(f);
+            }
+            let size = self.writer.as_ref().map(|w| w.size()).unwrap_or(0);
+            let mut stop = end;
+            if size >= target {
+                // Cut at the first series boundary at or after `start`, or anywhere past 2x.
+                let boundary = match series {
+                    None => Some(start),
+                    Some(rows) => (start..end).find(|&i| {
+                        let prev = match i == start {
+                            true => self.last_series.as_ref().map(|k| k.row()),
+                            false => Some(rows.row(i - 1)),
+                        };
+                        prev.is_none_or(|p| p != rows.row(i))
+                    }),
+                };
+                let cut_at = match boundary {
+                    Some(b) => Some(b),
+                    None if size >= 2 * target => Some(start),
+                    None => None,
+                };
+                if let Some(b) = cut_at {
+                    if b == start {
+                        if let Some(done) = self.writer.take() {
+                            self.ratio = done.close(self.job, &mut self.merged).await?;
+                        }
+                        continue;
+                    }
+                    stop = b;
+                }
+            }
+            if let Some(w) = self.writer.as_mut() {
+                w.write(&batch.slice(start, stop - start), row_bytes).await?;
+            }
+            if let Some(rows) = series {
+                self.last_series = Some(rows.row(stop - 1).owned());
+            }
+            start = stop;
+        }
+        Ok(())
+    }
+
+    /// Closes the file being written ([`Output::merged`] then holds what the merge wrote).
+    pub(crate) async fn finish(&mut self) -> Result<()> {
+        if let Some(w) = self.writer.take() {
+            w.close(self.job, &mut self.merged).await?;
+        }
+        Ok(())
+    }
+}
+
+/// One output file being written: the rows of the row group in progress are buffered, closed
+/// row groups are encoded by [`ParquetWriter`] and uploaded as they close.
+struct OutputFile {
+    writer: ParquetWriter,
+    sink: ParquetObjectWriter,
+    /// Slices of input batches: the row group in progress.
+    pending: Vec<RecordBatch>,
+    pending_rows: usize,
+    /// Estimated Arrow bytes of `pending`.
+    pending_bytes: usize,
+    row_group_rows: usize,
+    /// Encoded bytes per Arrow byte of the last row group (1 before any: an over-estimate, so a
+    /// file is cut early rather than late).
+    ratio: f64,
+    metrics: FileMetrics,
+    uploaded: u64,
+    path: Path,
+    location: String,
+}
+
+impl OutputFile {
+    /// Opens a new data file of the job's partition; `ratio` carries the encoded-size estimate
+    /// of the file before.
+    fn open(job: &MergeJob<'_>, ratio: f64) -> Result<Self> {
+        let (storage, schema, contract) = (job.storage, &job.schema, job.contract);
+        let name = encode::data_file_name(contract, job.partition);
+        let mut path = job.table_prefix.clone();
+        for part in name.split('/') {
+            path = path.join(part);
+        }
+        let row_group_rows = job.settings.row_group_rows.max(1);
+        let props = encode::writer_properties(schema, contract, row_group_rows);
+        Ok(OutputFile {
+            writer: ParquetWriter::new(schema, props, job.settings.encode_threads)?,
+            sink: ParquetObjectWriter::new(storage.store.clone(), path.clone()),
+            pending: Vec::new(),
+            pending_rows: 0,
+            pending_bytes: 0,
+            row_group_rows,
+            ratio,
+            metrics: FileMetrics::new(schema.clone()),
+            uploaded: 0,
+            location: storage.location(&path),
+            path,
+        })
+    }
+
+    /// Bytes encoded plus the estimated encoded size of the row group in progress.
+    fn size(&self) -> usize {
+        self.writer.bytes_written() + (self.pending_bytes as f64 * self.ratio) as usize
+    }
+
+    /// Buffers `batch` (`row_bytes` Arrow bytes per row, estimated), encoding row groups as they
+    /// fill.
+    async fn write(&mut self, batch: &RecordBatch, row_bytes: usize) -> Result<()> {
+        let mut start = 0;
+        while start < batch.num_rows() {
+            let len = (self.row_group_rows - self.pending_rows).min(batch.num_rows() - start);
+            self.pending_bytes += len * row_bytes;
+            self.pending_rows += len;
+            self.pending.push(batch.slice(start, len));
+            start += len;
+            if self.pending_rows >= self.row_group_rows || self.pending_bytes >= ROW_GROUP_MAX_BYTES {
+                self.flush_row_group().await?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Encodes the buffered rows as a row group and uploads its bytes.
+    async fn flush_row_group(&mut self) -> Result<()> {
+        if self.pending.is_empty() {
+            return Ok(());
+        }
+        // One batch per row group: the metrics and the encoder then see long arrays, not the
+        // many short runs a merge produces.
+        let rows = match self.pending.len() {
+            1 => self.pending[0].clone(),
+            _ => concat_batches(&self.pending[0].schema(), &self.pending)?,
+        };
+        self.pending.clear();
+        self.metrics.update(&rows);
+        let before = self.writer.bytes_written();
+        self.writer.write_row_group(std::slice::from_ref(&rows))?;
+        if self.pending_bytes > 0 {
+            self.ratio = (self.writer.bytes_written() - before) as f64 / self.pending_bytes as f64;
+        }
+        (self.pending_rows, self.pending_bytes) = (0, 0);
+        let bytes = self.writer.take_bytes()?;
+        self.upload(bytes).await
+    }
+
+    async fn upload(&mut self, bytes: Bytes) -> Result<()> {
+        if !bytes.is_empty() {
+            self.uploaded += bytes.len() as u64;
+            self.sink.write(bytes).await?;
+        }
+        Ok(())
+    }
+
+    /// Finishes the file; returns the encoded-size estimate for the next one.
+    async fn close(mut self, job: &MergeJob<'_>, out: &mut Merged) -> Result<f64> {
+        self.flush_row_group().await?;
+        let ratio = self.ratio;
+        let (rest, meta) = self.writer.finish()?;
+        self.uploaded += rest.len() as u64;
+        self.sink.write(rest).await?;
+        self.sink.complete().await?;
+        let size = self.uploaded;
+        let file = self
+            .metrics
+            .finish(&meta, job.contract, job.partition, &self.location, size)?;
+        out.rows += file.record_count();
+        out.bytes += size;
+        out.files.push(file);
+        Ok(ratio)
+    }
+}
