@@ -6,7 +6,7 @@
 //! | `varve.target-file-size` | `256MiB` | compaction cuts output files at about this size |
 //! | `varve.row-group-rows` | `262144` | rows per Parquet row group of data files (appends and compaction) |
 //! | `varve.encode-threads` | `0` | threads that encode a row group's columns; 0: one per core |
-//! | `varve.merge-buffer-size` | `160MiB` | compressed input pages a merge holds at once (more inputs read smaller chunks) |
+//! | `varve.merge-buffer-size` | `128MiB` | compressed input pages a merge holds at once (more inputs read smaller chunks) |
 //! | `varve.compact-min-files` | `8` | an append compacts a partition holding more small files than this |
 //! | `varve.auto-maintain` | `true` | whether appends compact inline |
 //! | `varve.retention` | none | rows older than now minus this are hidden from queries, and maintenance drops their files |
@@ -48,9 +48,9 @@ pub(crate) const PROP_BATCH_IDS: &str = "varve.batch-ids";
 /// Default output file size: large enough that a day of a busy table is a few files (few footers
 /// and requests per scan), small enough that one file is read in parallel by row groups.
 pub(crate) const DEFAULT_TARGET_FILE_SIZE: u64 = 256 * 1024 * 1024;
-/// Default merge buffer: with 64 inputs (a merge pass's most), 2.5 MiB of pages each, about a
-/// sixth of a row group of 262,144 rows of sensor data.
-pub(crate) const DEFAULT_MERGE_BUFFER_SIZE: u64 = 160 * 1024 * 1024;
+/// Default merge buffer: with 64 inputs (a merge pass's most), 2 MiB of pages each, about a
+/// seventh of a row group of 262,144 rows of sensor data.
+pub(crate) const DEFAULT_MERGE_BUFFER_SIZE: u64 = 128 * 1024 * 1024;
 /// Default small-file count that triggers inline compaction: 8 appends to one partition cost at
 /// most 8 extra file opens per scan before they are merged.
 pub(crate) const DEFAULT_COMPACT_MIN_FILES: usize = 8;

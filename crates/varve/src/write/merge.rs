@@ -13,7 +13,7 @@
 //!
 //! Memory is bounded by the inputs' pages, a few batches per input and the row group being
 //! written, never by the partition's size: when the inputs are larger than the table's
-//! `varve.merge-buffer-size` (compressed bytes, default 160 MiB), each reads its row groups in chunks of rows (a Parquet access plan per
+//! `varve.merge-buffer-size` (compressed bytes, default 128 MiB), each reads its row groups in chunks of rows (a Parquet access plan per
 //! chunk, so only the pages of the chunk are fetched). More than [`MAX_FAN_IN`] inputs are merged
 //! in passes.
 
@@ -39,7 +39,7 @@ use futures::future::BoxFuture;
 use futures::StreamExt;
 use iceberg::spec::DataFile;
 use object_store::path::Path;
-use object_store::ObjectStore;
+use object_store::{ObjectStore, ObjectStoreExt};
 use parquet::arrow::arrow_reader::{ArrowReaderOptions, RowSelection, RowSelector};
 use parquet::arrow::async_reader::{AsyncFileReader, ParquetObjectReader};
 use parquet::file::metadata::{PageIndexPolicy, ParquetMetaData};
@@ -56,7 +56,7 @@ use crate::write::output::Output;
 /// The URL under which compaction registers the lake's store in its DataFusion context.
 const MERGE_STORE_URL: &str = "varve://maintain";
 /// Rows per decoded batch: small enough that a few batches per input stay cheap with many inputs.
-const MERGE_BATCH_ROWS: usize = 8192;
+const MERGE_BATCH_ROWS: usize = 4096;
 /// What merging one group of files wrote.
 #[derive(Debug, Default)]
 pub(crate) struct Merged {
@@ -295,10 +295,12 @@ impl ParquetFileReaderFactory for FooterReaderFactory {
         _metadata_size_hint: Option<usize>,
         _metrics: &ExecutionPlanMetricsSet,
     ) -> datafusion::error::Result<Box<dyn AsyncFileReader + Send>> {
-        let inner = ParquetObjectReader::new(self.0.clone(), file.object_meta.location.clone())
-            .with_file_size(file.object_meta.size);
+        let path = file.object_meta.location.clone();
+        let inner = ParquetObjectReader::new(self.0.clone(), path.clone()).with_file_size(file.object_meta.size);
         Ok(Box::new(FooterReader {
             inner,
+            store: self.0.clone(),
+            path,
             footer: file.extension::<Footer>().map(|f| f.0.clone()),
         }))
     }
@@ -306,8 +308,15 @@ impl ParquetFileReaderFactory for FooterReaderFactory {
 
 struct FooterReader {
     inner: ParquetObjectReader,
+    store: Arc<dyn ObjectStore>,
+    path: Path,
     footer: Option<Arc<ParquetMetaData>>,
 }
+
+/// Page ranges of a chunk closer than this are fetched as one. (The store's own coalescing joins
+/// ranges up to 1 MiB apart: the pages of the next column's chunk, and the rest of this column
+/// between them, which a chunk of a large row group does not need and would hold in memory.)
+const PAGE_COALESCE_BYTES: u64 = 64 * 1024;
 
 impl AsyncFileReader for FooterReader {
     fn get_bytes(&mut self, range: std::ops::Range<u64>) -> BoxFuture<'_, parquet::errors::Result<Bytes>> {
@@ -318,7 +327,16 @@ impl AsyncFileReader for FooterReader {
         &mut self,
         ranges: Vec<std::ops::Range<u64>>,
     ) -> BoxFuture<'_, parquet::errors::Result<Vec<Bytes>>> {
-        self.inner.get_byte_ranges(ranges)
+        let (store, path) = (self.store.clone(), self.path.clone());
+        Box::pin(async move {
+            let fetch = |r: std::ops::Range<u64>| {
+                let (store, path) = (store.clone(), path.clone());
+                async move { store.get_range(&path, r).await }
+            };
+            object_store::coalesce_ranges(&ranges, fetch, PAGE_COALESCE_BYTES)
+                .await
+                .map_err(|e| parquet::errors::ParquetError::External(Box::new(e)))
+        })
     }
 
     fn get_metadata<'a>(
@@ -335,8 +353,8 @@ impl AsyncFileReader for FooterReader {
     }
 }
 
-/// Batches each input's reader may decode ahead of the merge.
-const INPUT_READ_AHEAD: usize = 2;
+/// Batches each input's reader may decode ahead of the merge (besides the one it is decoding).
+const INPUT_READ_AHEAD: usize = 1;
 
 /// The key columns of a merge: the sort order (series key, then time) and the series key alone,
 /// by index in the merge's schema.
