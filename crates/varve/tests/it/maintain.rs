@@ -74,8 +74,8 @@ async fn create(lake: &Lake, name: &str, props: &[(&str, &str)]) {
     }
 }
 
-/// Every object under the table, relative to the table (listed through the lake's own store).
-async fn objects(backend: &Backend, table: &str) -> Vec<String> {
+/// The object store a lake on `backend` reads and writes (caught through the store layer hook).
+fn lake_store(backend: &Backend) -> Arc<dyn object_store::ObjectStore> {
     let slot: Arc<std::sync::Mutex<Option<Arc<dyn object_store::ObjectStore>>>> = Default::default();
     let keep = slot.clone();
     Lake::open_with_store_layer(&backend.url(), &backend.options(), move |s| {
@@ -83,7 +83,13 @@ async fn objects(backend: &Backend, table: &str) -> Vec<String> {
         s
     })
     .unwrap();
-    let store = slot.lock().unwrap().clone().unwrap();
+    let store = slot.lock().unwrap().clone();
+    store.unwrap()
+}
+
+/// Every object under the table, relative to the table (listed through the lake's own store).
+async fn objects(backend: &Backend, table: &str) -> Vec<String> {
+    let store = lake_store(backend);
     let prefix = object_store::path::Path::from(format!("default/{table}"));
     let list: Vec<object_store::ObjectMeta> = store.list(Some(&prefix)).try_collect().await.unwrap();
     let mut out: Vec<String> = list
@@ -538,14 +544,7 @@ async fn compaction_cuts_files_on_series_boundaries() {
     assert_eq!(scalar(&lake, "SELECT sum(v) FROM c").await, sum_before);
 
     // Read each live data file: its hosts, row groups and size.
-    let slot: Arc<std::sync::Mutex<Option<Arc<dyn object_store::ObjectStore>>>> = Default::default();
-    let keep = slot.clone();
-    Lake::open_with_store_layer(&backend.url(), &backend.options(), move |s| {
-        *keep.lock().unwrap() = Some(s.clone());
-        s
-    })
-    .unwrap();
-    let store = slot.lock().unwrap().clone().unwrap();
+    let store = lake_store(&backend);
     let live = lake.info("c").await.unwrap().live_files;
     let mut seen: HashMap<String, usize> = HashMap::new();
     let mut files = 0;
@@ -659,14 +658,7 @@ async fn compaction_in_chunks_matches_a_sort() {
     assert!(rows == want, "the compacted table differs from the rows appended");
 
     // The compacted file itself is in (host, ts) order.
-    let slot: Arc<std::sync::Mutex<Option<Arc<dyn object_store::ObjectStore>>>> = Default::default();
-    let keep = slot.clone();
-    Lake::open_with_store_layer(&backend.url(), &backend.options(), move |s| {
-        *keep.lock().unwrap() = Some(s.clone());
-        s
-    })
-    .unwrap();
-    let store = slot.lock().unwrap().clone().unwrap();
+    let store = lake_store(&backend);
     let mut checked = 0;
     for name in objects(&backend, "k").await {
         if !name.starts_with("data/") {
