@@ -7,15 +7,17 @@
 //! `write::encode`) is read by a DataFusion Parquet scan partition of its own, as the table's
 //! current schema, in a task that decodes a few batches ahead and encodes each batch's keys in
 //! Arrow's row format. The merge then takes runs, not rows: the input with the smallest next key
-//! gives all its rows that sort before the next input's head as one slice (found by exponential
-//! search), so appends of whole hours of many series merge at the cost of a few comparisons per
-//! series and file, and no row is copied until its row group is encoded.
+//! gives all its rows up to the second-smallest head (ties go to the earlier input) as one slice,
+//! found by exponential search. Appends of whole hours of many series so merge at the cost of a
+//! few comparisons per series and file, and rows are copied once, when their row group is
+//! concatenated for encoding (until then the slices keep their input batches alive).
 //!
-//! Memory is bounded by the inputs' pages, a few batches per input and the row group being
-//! written, never by the partition's size: when the inputs are larger than the table's
-//! `varve.merge-buffer-size` (compressed bytes, default 128 MiB), each reads its row groups in chunks of rows (a Parquet access plan per
-//! chunk, so only the pages of the chunk are fetched). More than [`MAX_FAN_IN`] inputs are merged
-//! in passes.
+//! Memory grows with the number of inputs, not with the partition's size: the inputs' fetched
+//! pages, about `varve.merge-buffer-size` (compressed bytes, default 128 MiB; above it each input
+//! reads its row groups in chunks of rows, a Parquet access plan per chunk, so only the chunk's
+//! pages are fetched), plus per input a decoded batch or two and a column reader per column
+//! (each with its decompression context and current page), plus the row group being written.
+//! docs/performance.md measures it. More than [`MAX_FAN_IN`] inputs are merged in passes.
 
 use std::sync::Arc;
 
@@ -95,16 +97,17 @@ pub(crate) enum Keep {
 impl MergeJob<'_> {
     /// Merges `inputs` (files of one partition, each sorted by the contract) into new files,
     /// keeping only the rows `keep` allows when given. More than [`MAX_FAN_IN`] inputs are merged
-    /// in passes: groups of them into intermediate files (never committed, deleted at the end),
-    /// then those. On error the files written so far are deleted.
+    /// in passes: each group of them into one intermediate file (never committed, deleted at the
+    /// end; not cut at the target size, so every pass divides the number of files by
+    /// [`MAX_FAN_IN`]), then those. On error the files written so far are deleted.
     pub(crate) async fn merge(&self, inputs: &[DataFile], keep: Option<Keep>) -> Result<Merged> {
         if inputs.len() <= MAX_FAN_IN {
-            return self.merge_pass(inputs, keep).await;
+            return self.merge_pass(inputs, keep, true).await;
         }
         let mut intermediate = Merged::default();
         let mut result = Ok(());
         for chunk in inputs.chunks(MAX_FAN_IN) {
-            match self.merge_pass(chunk, keep.clone()).await {
+            match self.merge_pass(chunk, keep.clone(), false).await {
                 Ok(m) => {
                     intermediate.files.extend(m.files);
                     intermediate.uploaded.extend(m.uploaded);
@@ -123,10 +126,10 @@ impl MergeJob<'_> {
         out
     }
 
-    /// One merge pass over at most [`MAX_FAN_IN`] inputs. On error the files written so far are
-    /// deleted.
-    async fn merge_pass(&self, inputs: &[DataFile], keep: Option<Keep>) -> Result<Merged> {
-        let mut out = Output::new(self);
+    /// One merge pass over at most [`MAX_FAN_IN`] inputs, into files cut at the target size when
+    /// `cut` (else into one file). On error the files written so far are deleted.
+    async fn merge_pass(&self, inputs: &[DataFile], keep: Option<Keep>, cut: bool) -> Result<Merged> {
+        let mut out = Output::new(self, cut);
         let result = match self.merge_into(inputs, keep, &mut out).await {
             Ok(()) => out.finish().await,
             Err(e) => Err(e),
@@ -171,15 +174,20 @@ impl MergeJob<'_> {
             None => {}
         }
 
-        let keys = KeyColumns::new(schema, self.contract)?;
+        let keys = Arc::new(KeyColumns::new(schema, self.contract)?);
         // Each input is read, filtered and its keys encoded by a task of its own, a few batches
         // ahead of the merge (dropping the set stops them).
         let mut tasks = JoinSet::new();
-        let mut cursors = Vec::with_capacity(inputs.len());
+        let mut receivers = Vec::with_capacity(inputs.len());
         for i in 0..inputs.len() {
             let stream = exec.execute(i, ctx.task_ctx())?;
             let (tx, rx) = mpsc::channel(INPUT_READ_AHEAD);
             tasks.spawn(read_input(stream, keys_not_in.clone(), keys.clone(), tx));
+            receivers.push(rx);
+        }
+        // Every reader is started before the first batch is awaited: their first fetches overlap.
+        let mut cursors = Vec::with_capacity(inputs.len());
+        for rx in receivers {
             let mut cursor = Cursor {
                 rx,
                 batch: None,
@@ -357,12 +365,13 @@ impl AsyncFileReader for FooterReader {
 const INPUT_READ_AHEAD: usize = 1;
 
 /// The key columns of a merge: the sort order (series key, then time) and the series key alone,
-/// by index in the merge's schema.
-#[derive(Clone)]
+/// by index in the merge's schema, with the row converters of both. One set serves every input:
+/// rows are compared across inputs, and Arrow's row format orders only rows of one converter.
 struct KeyColumns {
     sort: Vec<usize>,
     series: Vec<usize>,
-    fields: Vec<SortField>,
+    sort_rows: Option<RowConverter>,
+    series_rows: Option<RowConverter>,
 }
 
 impl KeyColumns {
@@ -372,11 +381,21 @@ impl KeyColumns {
             .map(|k| schema.index_of(k))
             .collect::<std::result::Result<Vec<_>, _>>()?;
         let series = sort[..sort.len().saturating_sub(1)].to_vec();
-        let fields = sort
-            .iter()
-            .map(|i| SortField::new(schema.field(*i).data_type().clone()))
-            .collect();
-        Ok(KeyColumns { sort, series, fields })
+        let converter = |idx: &[usize]| match idx.is_empty() {
+            true => Ok(None),
+            false => RowConverter::new(
+                idx.iter()
+                    .map(|i| SortField::new(schema.field(*i).data_type().clone()))
+                    .collect(),
+            )
+            .map(Some),
+        };
+        Ok(KeyColumns {
+            sort_rows: converter(&sort)?,
+            series_rows: converter(&series)?,
+            sort,
+            series,
+        })
     }
 }
 
@@ -397,16 +416,11 @@ struct InputBatch {
 async fn read_input(
     mut stream: SendableRecordBatchStream,
     keys_not_in: Option<Arc<KeySet>>,
-    keys: KeyColumns,
+    keys: Arc<KeyColumns>,
     tx: mpsc::Sender<Result<Option<InputBatch>>>,
 ) {
     let result: Result<()> = async {
-        let converter = |fields: &[SortField]| match fields.is_empty() {
-            true => Ok(None),
-            false => RowConverter::new(fields.to_vec()).map(Some),
-        };
-        let sort = converter(&keys.fields)?;
-        let series = converter(&keys.fields[..keys.series.len()])?;
+        let (sort, series) = (&keys.sort_rows, &keys.series_rows);
         while let Some(batch) = stream.next().await {
             let mut batch = batch?;
             if let Some(set) = &keys_not_in {

@@ -31,16 +31,20 @@ pub(crate) struct Output<'j, 'a> {
     ratio: f64,
     /// The series key of the last row written (for the cut at a series boundary).
     last_series: Option<OwnedRow>,
+    /// Whether files are cut at the target size (an intermediate pass writes one file).
+    cut: bool,
     pub(crate) merged: Merged,
 }
 
 impl<'j, 'a> Output<'j, 'a> {
-    pub(crate) fn new(job: &'j MergeJob<'a>) -> Self {
+    /// Output of `job`, its files cut at the table's target size when `cut`.
+    pub(crate) fn new(job: &'j MergeJob<'a>, cut: bool) -> Self {
         Output {
             job,
             writer: None,
             ratio: 1.0,
             last_series: None,
+            cut,
             merged: Merged::default(),
         }
     }
@@ -56,7 +60,10 @@ impl<'j, 'a> Output<'j, 'a> {
         end: usize,
         row_bytes: usize,
     ) -> Result<()> {
-        let target = self.job.settings.target_file_size as usize;
+        let target = match self.cut {
+            true => self.job.settings.target_file_size as usize,
+            false => usize::MAX / 2,
+        };
         while start < end {
             if self.writer.is_none() {
                 let f = OutputFile::open(self.job, self.ratio)?;
