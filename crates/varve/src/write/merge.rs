@@ -135,6 +135,7 @@ impl MergeJob<'_> {
             Err(e) => Err(e),
         };
         if result.is_err() {
+            out.abort().await;
             self.storage.delete_quietly(&out.merged.uploaded).await;
         }
         result.map(|()| out.merged)

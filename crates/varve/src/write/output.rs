@@ -110,6 +110,16 @@ impl<'j, 'a> Output<'j, 'a> {
         Ok(())
     }
 
+    /// Abandons the file being written, aborting its multipart upload (on S3 the parts uploaded
+    /// so far would otherwise stay, unlisted, until a bucket lifecycle rule removes them).
+    pub(crate) async fn abort(&mut self) {
+        if let Some(w) = self.writer.take() {
+            if let Err(e) = w.sink.into_inner().abort().await {
+                tracing::debug!(error = %e, "aborting a merge's upload");
+            }
+        }
+    }
+
     /// Closes the file being written ([`Output::merged`] then holds what the merge wrote).
     pub(crate) async fn finish(&mut self) -> Result<()> {
         if let Some(w) = self.writer.take() {
