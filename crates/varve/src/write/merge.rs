@@ -252,7 +252,9 @@ impl MergeJob<'_> {
             .map_err(|e| Error::from(e).context(format!("data file {}", file.file_path())))?;
         let row_groups = meta.row_groups();
         if row_groups.iter().all(|rg| rg.compressed_size() as u64 <= per_input) {
-            return Ok(whole());
+            // Read whole, with the footer just read (the scan does not read it again).
+            let file = PartitionedFile::new(path.to_string(), size).with_extension(Footer(meta.clone()));
+            return Ok(FileGroup::new(vec![file]));
         }
         let mut files = Vec::new();
         for (i, rg) in row_groups.iter().enumerate() {
@@ -289,10 +291,10 @@ impl MergeJob<'_> {
 #[derive(Debug, Clone)]
 struct Footer(Arc<ParquetMetaData>);
 
-/// Opens the inputs' files for DataFusion's Parquet scan: a chunk's reader answers with the
-/// footer read when the chunks were planned ([`Footer`]), so that the scan neither reads it again
-/// nor goes without the offset index (DataFusion loads the page index only for a predicate);
-/// a whole file's reader reads its footer as usual.
+/// Opens the inputs' files for DataFusion's Parquet scan: a file planned with its footer read
+/// ([`Footer`]) answers with it, so that the scan neither reads it again nor goes without the
+/// offset index (DataFusion loads the page index only for a predicate); other files' readers read
+/// their footer as usual.
 #[derive(Debug)]
 struct FooterReaderFactory(Arc<dyn ObjectStore>);
 

@@ -87,6 +87,20 @@ fn lake_store(backend: &Backend) -> Arc<dyn object_store::ObjectStore> {
     store.unwrap()
 }
 
+/// The data files on disk of `table` (live or not), each with its name under the table and its
+/// bytes.
+async fn data_files(backend: &Backend, table: &str) -> Vec<(String, bytes::Bytes)> {
+    let store = lake_store(backend);
+    let mut out = Vec::new();
+    for name in objects(backend, table).await {
+        if name.starts_with("data/") {
+            let path = object_store::path::Path::from(format!("default/{table}/{name}"));
+            out.push((name, store.get(&path).await.unwrap().bytes().await.unwrap()));
+        }
+    }
+    out
+}
+
 /// Every object under the table, relative to the table (listed through the lake's own store).
 async fn objects(backend: &Backend, table: &str) -> Vec<String> {
     let store = lake_store(backend);
@@ -544,16 +558,10 @@ async fn compaction_cuts_files_on_series_boundaries() {
     assert_eq!(scalar(&lake, "SELECT sum(v) FROM c").await, sum_before);
 
     // Read each live data file: its hosts, row groups and size.
-    let store = lake_store(&backend);
     let live = lake.info("c").await.unwrap().live_files;
     let mut seen: HashMap<String, usize> = HashMap::new();
     let mut files = 0;
-    for name in objects(&backend, "c").await {
-        if !name.starts_with("data/") {
-            continue;
-        }
-        let path = object_store::path::Path::from(format!("default/c/{name}"));
-        let bytes = store.get(&path).await.unwrap().bytes().await.unwrap();
+    for (name, bytes) in data_files(&backend, "c").await {
         let reader = parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(bytes.clone()).unwrap();
         let meta = reader.metadata().clone();
         if meta.file_metadata().num_rows() == 0 {
@@ -658,14 +666,8 @@ async fn compaction_in_chunks_matches_a_sort() {
     assert!(rows == want, "the compacted table differs from the rows appended");
 
     // The compacted file itself is in (host, ts) order.
-    let store = lake_store(&backend);
     let mut checked = 0;
-    for name in objects(&backend, "k").await {
-        if !name.starts_with("data/") {
-            continue;
-        }
-        let path = object_store::path::Path::from(format!("default/k/{name}"));
-        let bytes = store.get(&path).await.unwrap().bytes().await.unwrap();
+    for (name, bytes) in data_files(&backend, "k").await {
         let reader = parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(bytes)
             .unwrap()
             .build()
