@@ -9,8 +9,8 @@
 //! Arrow's row format. The merge then takes runs, not rows: the input with the smallest next key
 //! gives all its rows up to the second-smallest head (ties go to the earlier input) as one slice,
 //! found by exponential search. Appends of whole hours of many series so merge at the cost of a
-//! few comparisons per series and file, and rows are copied once, when their row group is
-//! concatenated for encoding (until then the slices keep their input batches alive).
+//! few comparisons per series and file, and rows are copied once, into the output's batches
+//! (`write::output`), so an input batch is freed as soon as the merge has passed it.
 //!
 //! Memory grows with the number of inputs, not with the partition's size: the inputs' fetched
 //! pages, about `varve.merge-buffer-size` (compressed bytes, default 128 MiB; above it each input
@@ -221,8 +221,8 @@ impl MergeJob<'_> {
                 (Some(bound), Some(rows)) => run_end(rows, c.pos, bound, a < b.unwrap_or(0)),
                 _ => batch.rows.num_rows(),
             };
-            out.push(&batch.rows, batch.series.as_ref(), c.pos, end, batch.row_bytes)
-                .await?;
+            let series = batch.sort.as_ref().zip(keys.series_suffix);
+            out.push(&batch.rows, series, c.pos, end, batch.row_bytes).await?;
             let c = &mut cursors[a];
             c.pos = end;
             if end == batch_rows(c) && !c.advance().await? {
@@ -364,17 +364,22 @@ impl AsyncFileReader for FooterReader {
     }
 }
 
-/// Batches each input's reader may decode ahead of the merge (besides the one it is decoding).
+/// Batches each input's reader decodes ahead of the merge's current one.
 const INPUT_READ_AHEAD: usize = 1;
 
-/// The key columns of a merge: the sort order (series key, then time) and the series key alone,
-/// by index in the merge's schema, with the row converters of both. One set serves every input:
-/// rows are compared across inputs, and Arrow's row format orders only rows of one converter.
+/// The key columns of a merge: the sort order (series key, then time) by index in the merge's
+/// schema, with its row converter. One converter serves every input: rows are compared across
+/// inputs, and Arrow's row format orders only rows of one converter.
+///
+/// The series key of a row is its sort row without the time column's encoding: a row is the
+/// concatenation of its columns' encodings, each self-delimiting, and a fixed-width column's
+/// encoding has the same length for every value (arrow-row, "Row Format"). So equal series keys
+/// are equal prefixes, and no second row per key is needed.
 struct KeyColumns {
     sort: Vec<usize>,
-    series: Vec<usize>,
     sort_rows: Option<RowConverter>,
-    series_rows: Option<RowConverter>,
+    /// Bytes of the time column's encoding at the end of each sort row; `None` without a series key.
+    series_suffix: Option<usize>,
 }
 
 impl KeyColumns {
@@ -383,21 +388,27 @@ impl KeyColumns {
             .iter()
             .map(|k| schema.index_of(k))
             .collect::<std::result::Result<Vec<_>, _>>()?;
-        let series = sort[..sort.len().saturating_sub(1)].to_vec();
-        let converter = |idx: &[usize]| match idx.is_empty() {
-            true => Ok(None),
-            false => RowConverter::new(
-                idx.iter()
-                    .map(|i| SortField::new(schema.field(*i).data_type().clone()))
-                    .collect(),
-            )
-            .map(Some),
+        let field = |i: &usize| SortField::new(schema.field(*i).data_type().clone());
+        let sort_rows = match sort.is_empty() {
+            true => None,
+            false => Some(RowConverter::new(sort.iter().map(field).collect())?),
+        };
+        let series_suffix = match (sort.split_last(), sort.len() > 1) {
+            (Some((time, _)), true) => {
+                let t = schema.field(*time).data_type();
+                if !t.is_primitive() {
+                    return Err(Error::internal(format!("time column of type {t} in a merge")));
+                }
+                let one = RowConverter::new(vec![field(time)])?;
+                let rows = one.convert_columns(&[arrow::array::new_null_array(t, 1)])?;
+                Some(rows.row(0).as_ref().len())
+            }
+            _ => None,
         };
         Ok(KeyColumns {
-            sort_rows: converter(&sort)?,
-            series_rows: converter(&series)?,
+            sort_rows,
+            series_suffix,
             sort,
-            series,
         })
     }
 }
@@ -407,59 +418,71 @@ struct InputBatch {
     rows: RecordBatch,
     /// (series key, time) of each row; `None` for a plain table (no sort order).
     sort: Option<Rows>,
-    /// The series key of each row; `None` without a series key.
-    series: Option<Rows>,
     /// Arrow bytes per row (for the output's size estimate).
     row_bytes: usize,
 }
 
 /// Reads one input's batches, drops the rows `keys_not_in` holds, encodes the keys and sends the
 /// non-empty batches, then `None` (so that a reader that stops early is never mistaken for the
-/// end of its input).
+/// end of its input). The next batch is decoded only once the channel has room for it, so an
+/// input holds at most the merge's current batch and one decoded ahead.
 async fn read_input(
     mut stream: SendableRecordBatchStream,
     keys_not_in: Option<Arc<KeySet>>,
     keys: Arc<KeyColumns>,
     tx: mpsc::Sender<Result<Option<InputBatch>>>,
 ) {
-    let result: Result<()> = async {
-        let (sort, series) = (&keys.sort_rows, &keys.series_rows);
-        while let Some(batch) = stream.next().await {
-            let mut batch = batch?;
-            if let Some(set) = &keys_not_in {
-                let kept = arrow::compute::not(&set.contains(&batch)?)?;
-                batch = arrow::compute::filter_record_batch(&batch, &kept)?;
+    loop {
+        let Ok(permit) = tx.reserve().await else {
+            return; // the merge stopped
+        };
+        match next_batch(&mut stream, keys_not_in.as_deref(), &keys).await {
+            Ok(b) => {
+                let end = b.is_none();
+                permit.send(Ok(b));
+                if end {
+                    return;
+                }
             }
-            if batch.num_rows() == 0 {
-                continue;
-            }
-            let cols = |idx: &[usize]| idx.iter().map(|i| batch.column(*i).clone()).collect::<Vec<_>>();
-            let sort_rows = sort
-                .as_ref()
-                .map(|c| c.convert_columns(&cols(&keys.sort)))
-                .transpose()?;
-            let series_rows = series
-                .as_ref()
-                .map(|c| c.convert_columns(&cols(&keys.series)))
-                .transpose()?;
-            let row_bytes = batch.get_array_memory_size() / batch.num_rows();
-            let b = InputBatch {
-                rows: batch,
-                sort: sort_rows,
-                series: series_rows,
-                row_bytes,
-            };
-            if tx.send(Ok(Some(b))).await.is_err() {
-                return Ok(());
+            Err(e) => {
+                permit.send(Err(e));
+                return;
             }
         }
-        let _ = tx.send(Ok(None)).await;
-        Ok(())
     }
-    .await;
-    if let Err(e) = result {
-        let _ = tx.send(Err(e)).await;
+}
+
+/// The next non-empty batch of `stream` without the rows `keys_not_in` holds, with its keys in
+/// row format; `None` at the end.
+async fn next_batch(
+    stream: &mut SendableRecordBatchStream,
+    keys_not_in: Option<&KeySet>,
+    keys: &KeyColumns,
+) -> Result<Option<InputBatch>> {
+    while let Some(batch) = stream.next().await {
+        let mut batch = batch?;
+        if let Some(set) = keys_not_in {
+            let kept = arrow::compute::not(&set.contains(&batch)?)?;
+            batch = arrow::compute::filter_record_batch(&batch, &kept)?;
+        }
+        if batch.num_rows() == 0 {
+            continue;
+        }
+        let sort = match &keys.sort_rows {
+            Some(c) => {
+                let cols: Vec<_> = keys.sort.iter().map(|i| batch.column(*i).clone()).collect();
+                Some(c.convert_columns(&cols)?)
+            }
+            None => None,
+        };
+        let row_bytes = batch.get_array_memory_size() / batch.num_rows();
+        return Ok(Some(InputBatch {
+            rows: batch,
+            sort,
+            row_bytes,
+        }));
     }
+    Ok(None)
 }
 
 /// One input of the merge: its current batch and the position of its next row.

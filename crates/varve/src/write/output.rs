@@ -8,8 +8,8 @@
 //! the target may be split, and then not before the file reaches twice the target.
 
 use arrow::array::RecordBatch;
-use arrow::compute::concat_batches;
-use arrow::row::{OwnedRow, Rows};
+use arrow::compute::BatchCoalescer;
+use arrow::row::Rows;
 use bytes::Bytes;
 use object_store::path::Path;
 use parquet::arrow::async_writer::{AsyncFileWriter, ParquetObjectWriter};
@@ -23,14 +23,19 @@ use crate::write::parquet::ParquetWriter;
 /// or they take this much memory, then encoded and streamed to the store.
 const ROW_GROUP_MAX_BYTES: usize = 128 * 1024 * 1024;
 
+/// Rows of the row group in progress are copied out of the merge's runs into batches of this
+/// many rows as they arrive, so that the runs' input batches are freed at once (a slice would keep
+/// its whole input batch alive until the row group is encoded), and the encoder sees long arrays.
+const COALESCE_ROWS: usize = 8192;
+
 /// Where the merged rows go: the file being written and what is needed to cut the next one.
 pub(crate) struct Output<'j, 'a> {
     job: &'j MergeJob<'a>,
     writer: Option<OutputFile>,
     /// Encoded bytes per Arrow byte, carried from file to file.
     ratio: f64,
-    /// The series key of the last row written (for the cut at a series boundary).
-    last_series: Option<OwnedRow>,
+    /// The series key of the last row written, in row format (for the cut at a series boundary).
+    last_series: Option<Vec<u8>>,
     /// Whether files are cut at the target size (an intermediate pass writes one file).
     cut: bool,
     pub(crate) merged: Merged,
@@ -50,12 +55,13 @@ impl<'j, 'a> Output<'j, 'a> {
     }
 
     /// Writes rows `start..end` of `batch`, which follow the rows written before in sort order.
-    /// `series` holds the series keys of `batch` in row format (`None` for a table without a
-    /// series key: a file may be cut anywhere); `row_bytes` estimates the Arrow bytes of a row.
+    /// `series` gives the sort keys of `batch` in row format and the bytes at the end of each that
+    /// encode the time (the rest is the series key); `None` for a table without a series key (a
+    /// file may be cut anywhere). `row_bytes` estimates the Arrow bytes of a row.
     pub(crate) async fn push(
         &mut self,
         batch: &RecordBatch,
-        series: Option<&Rows>,
+        series: Option<(&Rows, usize)>,
         mut start: usize,
         end: usize,
         row_bytes: usize,
@@ -76,12 +82,12 @@ impl<'j, 'a> Output<'j, 'a> {
                 // Cut at the first series boundary at or after `start`, or anywhere past 2x.
                 let boundary = match series {
                     None => Some(start),
-                    Some(rows) => (start..end).find(|&i| {
+                    Some((rows, suffix)) => (start..end).find(|&i| {
                         let prev = match i == start {
-                            true => self.last_series.as_ref().map(|k| k.row()),
-                            false => Some(rows.row(i - 1)),
+                            true => self.last_series.as_deref(),
+                            false => Some(series_key(rows, i - 1, suffix)),
                         };
-                        prev.is_none_or(|p| p != rows.row(i))
+                        prev.is_none_or(|p| p != series_key(rows, i, suffix))
                     }),
                 };
                 let cut_at = match boundary {
@@ -102,8 +108,11 @@ impl<'j, 'a> Output<'j, 'a> {
             if let Some(w) = self.writer.as_mut() {
                 w.write(&batch.slice(start, stop - start), row_bytes).await?;
             }
-            if let Some(rows) = series {
-                self.last_series = Some(rows.row(stop - 1).owned());
+            if let Some((rows, suffix)) = series {
+                let key = series_key(rows, stop - 1, suffix);
+                let last = self.last_series.get_or_insert_with(Vec::new);
+                last.clear();
+                last.extend_from_slice(key);
             }
             start = stop;
         }
@@ -129,12 +138,20 @@ impl<'j, 'a> Output<'j, 'a> {
     }
 }
 
+/// The series key of row `i` of `rows` (sort keys ending in `suffix` bytes of time), in row format.
+fn series_key(rows: &Rows, i: usize, suffix: usize) -> &[u8] {
+    let row = rows.row(i).data();
+    &row[..row.len().saturating_sub(suffix)]
+}
+
 /// One output file being written: the rows of the row group in progress are buffered, closed
 /// row groups are encoded by [`ParquetWriter`] and uploaded as they close.
 struct OutputFile {
     writer: ParquetWriter,
     sink: ParquetObjectWriter,
-    /// Slices of input batches: the row group in progress.
+    /// Copies the rows of the row group in progress into batches of [`COALESCE_ROWS`].
+    coalescer: BatchCoalescer,
+    /// The row group in progress: the batches the coalescer completed.
     pending: Vec<RecordBatch>,
     pending_rows: usize,
     /// Estimated Arrow bytes of `pending`.
@@ -164,6 +181,7 @@ impl OutputFile {
         Ok(OutputFile {
             writer: ParquetWriter::new(schema, props, job.settings.encode_threads)?,
             sink: ParquetObjectWriter::new(storage.store.clone(), path.clone()),
+            coalescer: BatchCoalescer::new(schema.clone(), COALESCE_ROWS),
             pending: Vec::new(),
             pending_rows: 0,
             pending_bytes: 0,
@@ -189,7 +207,10 @@ impl OutputFile {
             let len = (self.row_group_rows - self.pending_rows).min(batch.num_rows() - start);
             self.pending_bytes += len * row_bytes;
             self.pending_rows += len;
-            self.pending.push(batch.slice(start, len));
+            self.coalescer.push_batch(batch.slice(start, len))?;
+            while let Some(b) = self.coalescer.next_completed_batch() {
+                self.pending.push(b);
+            }
             start += len;
             if self.pending_rows >= self.row_group_rows || self.pending_bytes >= ROW_GROUP_MAX_BYTES {
                 self.flush_row_group().await?;
@@ -200,19 +221,20 @@ impl OutputFile {
 
     /// Encodes the buffered rows as a row group and uploads its bytes.
     async fn flush_row_group(&mut self) -> Result<()> {
+        self.coalescer.finish_buffered_batch()?;
+        while let Some(b) = self.coalescer.next_completed_batch() {
+            self.pending.push(b);
+        }
         if self.pending.is_empty() {
             return Ok(());
         }
-        // One batch per row group: the metrics and the encoder then see long arrays, not the
-        // many short runs a merge produces.
-        let rows = match self.pending.len() {
-            1 => self.pending[0].clone(),
-            _ => concat_batches(&self.pending[0].schema(), &self.pending)?,
-        };
-        self.pending.clear();
-        self.metrics.update(&rows);
+        let rows = std::mem::take(&mut self.pending);
+        for b in &rows {
+            self.metrics.update(b);
+        }
         let before = self.writer.bytes_written();
-        self.writer.write_row_group(std::slice::from_ref(&rows))?;
+        self.writer.write_row_group(&rows)?;
+        drop(rows);
         if self.pending_bytes > 0 {
             self.ratio = (self.writer.bytes_written() - before) as f64 / self.pending_bytes as f64;
         }
