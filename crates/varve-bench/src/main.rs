@@ -11,6 +11,12 @@ use varve_bench::run::{self, RunOptions, Target};
 use varve_bench::store::Latency;
 use varve_bench::suites::Suite;
 
+/// jemalloc returns freed memory to the system; glibc malloc's per-thread arenas kept up to 1.7x
+/// the heap resident in a compaction (docs/performance.md, "Memory").
+#[cfg(all(feature = "jemalloc", not(target_env = "msvc")))]
+#[global_allocator]
+static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
+
 #[derive(Parser)]
 #[command(
     name = "varve-bench",

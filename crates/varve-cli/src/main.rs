@@ -18,6 +18,12 @@ use std::process::ExitCode;
 use clap::{Args, Parser, Subcommand};
 use varve::{ErrorKind, Lake, Partitioning, TableContract};
 
+/// jemalloc returns freed memory to the system; glibc malloc's per-thread arenas kept up to 1.7x
+/// the heap resident in a compaction (docs/performance.md, "Memory").
+#[cfg(all(feature = "jemalloc", not(target_env = "msvc")))]
+#[global_allocator]
+static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
+
 use crate::output::OutputFormat;
 
 /// Varve: time series in your own storage as Iceberg tables, queried with SQL.
