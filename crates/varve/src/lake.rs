@@ -568,3 +568,59 @@ impl Lake {
         Ok(out)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use arrow::array::{Float64Array, RecordBatch, StringArray, TimestampMicrosecondArray};
+    use arrow::datatypes::{DataType, Field, Schema, TimeUnit};
+
+    use super::*;
+    use crate::{Partitioning, TableContract};
+
+    /// The Parquet footers a query reads stay in the lake's cache for the next query's session,
+    /// which reads them from there (the entries are the same `Arc`s, not read again).
+    #[tokio::test]
+    async fn queries_share_the_footer_cache() {
+        let dir = tempfile::tempdir().unwrap();
+        let lake = Lake::open(&dir.path().display().to_string(), &HashMap::new()).unwrap();
+        let schema = Arc::new(Schema::new(vec![
+            Field::new(
+                "ts",
+                DataType::Timestamp(TimeUnit::Microsecond, Some("UTC".into())),
+                false,
+            ),
+            Field::new("name", DataType::Utf8, false),
+            Field::new("v", DataType::Float64, true),
+        ]));
+        let contract = TableContract::time_series("ts")
+            .with_series_key(["name"])
+            .with_partitioning(Partitioning::Day);
+        lake.create_table("t.m", &schema, &contract).await.unwrap();
+        for day in 0..3i64 {
+            let ts = TimestampMicrosecondArray::from(vec![day * 86_400_000_000, day * 86_400_000_000 + 1])
+                .with_timezone("UTC");
+            let batch = RecordBatch::try_new(
+                schema.clone(),
+                vec![
+                    Arc::new(ts),
+                    Arc::new(StringArray::from(vec!["a", "b"])),
+                    Arc::new(Float64Array::from(vec![1.0, 2.0])),
+                ],
+            )
+            .unwrap();
+            lake.append("t.m", vec![batch], AppendOptions::default()).await.unwrap();
+        }
+        assert!(lake.cache.footers.list_entries().is_empty());
+        lake.sql("SELECT sum(v) FROM t.m").await.unwrap();
+        let first = lake.cache.footers.list_entries();
+        assert_eq!(first.len(), 3, "one footer per data file");
+        lake.sql("SELECT count(*) FROM t.m WHERE v > 1").await.unwrap();
+        let second = lake.cache.footers.list_entries();
+        assert_eq!(second.len(), 3);
+        for (path, entry) in &first {
+            assert!(second[path].hits > entry.hits, "{path} read from the cache");
+        }
+    }
+}

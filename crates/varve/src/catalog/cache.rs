@@ -8,9 +8,15 @@
 //!
 //! Bounded by weight (the encoded size of each object, bytes), least recently used first out
 //! (moka's TinyLFU), so a long-running process with many tables or commits keeps a fixed memory.
+//!
+//! Beside them, the decoded Parquet footers (with page indexes) of data files, by path, in
+//! DataFusion's own cache, which every query session of the lake shares: data files are immutable
+//! too (written once under fresh names), so a warm query opens a file without reading its footer.
 
 use std::sync::Arc;
 
+use datafusion::execution::cache::cache_manager::FileMetadataCache;
+use datafusion::execution::cache::DefaultFilesMetadataCache;
 use iceberg::spec::{ManifestEntry, ManifestFile, TableMetadata};
 use moka::sync::Cache;
 
@@ -27,6 +33,8 @@ const SNAPSHOT_JSON_BYTES: u64 = 32 << 20;
 const LIST_BYTES: u64 = 16 << 20;
 /// Bytes of encoded manifests kept decoded (their live entries).
 const MANIFEST_BYTES: u64 = 128 << 20;
+/// Bytes of decoded Parquet footers and page indexes kept (DataFusion's measure of their size).
+pub(crate) const FOOTER_BYTES: usize = 64 << 20;
 
 /// Decoded immutable metadata objects by location (module docs). Cheap to share: clones of the
 /// values are `Arc`s.
@@ -38,6 +46,8 @@ pub(crate) struct MetadataCache {
     manifests: Cache<String, (Arc<Vec<ManifestEntry>>, u32)>,
     /// The JSON of each snapshot, for writing metadata files.
     pub(crate) snapshot_json: SnapshotJsonCache,
+    /// Decoded footers of data files, for the query sessions' Parquet scans.
+    pub(crate) footers: Arc<dyn FileMetadataCache>,
 }
 
 impl Default for MetadataCache {
@@ -53,6 +63,7 @@ impl Default for MetadataCache {
             lists: cache(LIST_BYTES),
             manifests: cache(MANIFEST_BYTES),
             snapshot_json: SnapshotJsonCache::new(SNAPSHOT_JSON_BYTES),
+            footers: Arc::new(DefaultFilesMetadataCache::new(FOOTER_BYTES)),
         }
     }
 }

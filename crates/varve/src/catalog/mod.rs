@@ -19,7 +19,7 @@ use object_store::path::Path;
 
 mod cache;
 
-pub(crate) use cache::MetadataCache;
+pub(crate) use cache::{MetadataCache, FOOTER_BYTES};
 
 use crate::error::{Error, ErrorKind, Result};
 use crate::format::metadata_json::{self, Refs};

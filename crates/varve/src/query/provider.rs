@@ -13,6 +13,7 @@ use datafusion::catalog::Session;
 use datafusion::common::stats::Precision;
 use datafusion::common::{Column, DFSchema, ScalarValue, Statistics};
 use datafusion::datasource::listing::PartitionedFile;
+use datafusion::datasource::physical_plan::parquet::CachedParquetFileReaderFactory;
 use datafusion::datasource::physical_plan::{FileGroup, FileScanConfigBuilder, ParquetSource};
 use datafusion::datasource::source::DataSourceExec;
 use datafusion::datasource::{TableProvider, TableType};
@@ -154,7 +155,15 @@ impl TableProvider for VarveTable {
             self.snapshot_id,
         )
         .await?;
-        let mut source = ParquetSource::new(self.schema.clone()).with_enable_page_index(true);
+        // Footers come from the lake's cache (`catalog::cache`) when a query read them before.
+        let store_url = ObjectStoreUrl::parse(STORE_URL)?;
+        let footers = CachedParquetFileReaderFactory::new(
+            state.runtime_env().object_store(&store_url)?,
+            state.runtime_env().cache_manager.get_file_metadata_cache(),
+        );
+        let mut source = ParquetSource::new(self.schema.clone())
+            .with_enable_page_index(true)
+            .with_parquet_file_reader_factory(Arc::new(footers));
         let mut keep = vec![true; files.len()];
         let mut filters = filters.to_vec();
         // Rows older than the table's retention are never seen, even before maintenance drops
@@ -204,7 +213,7 @@ impl TableProvider for VarveTable {
         }
         let mut statistics = Statistics::new_unknown(&self.schema);
         statistics.num_rows = Precision::Exact(rows as usize);
-        let config = FileScanConfigBuilder::new(ObjectStoreUrl::parse(STORE_URL)?, Arc::new(source))
+        let config = FileScanConfigBuilder::new(store_url, Arc::new(source))
             .with_expr_adapter(Some(Arc::new(crate::format::field_ids::FieldIdAdapterFactory)))
             .with_file_groups(
                 groups

@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use arrow::array::{RecordBatch, StringArray};
 use arrow::datatypes::SchemaRef;
+use datafusion::execution::cache::cache_manager::CacheManagerConfig;
 use datafusion::execution::memory_pool::FairSpillPool;
 use datafusion::execution::runtime_env::RuntimeEnvBuilder;
 use datafusion::execution::SendableRecordBatchStream;
@@ -15,7 +16,7 @@ use datafusion::prelude::{SessionConfig, SessionContext};
 use futures::StreamExt;
 use url::Url;
 
-use crate::catalog::{self as lake_catalog, MetadataCache, DEFAULT_NAMESPACE};
+use crate::catalog::{self as lake_catalog, MetadataCache, DEFAULT_NAMESPACE, FOOTER_BYTES};
 use crate::error::{Error, ErrorKind, Result};
 use crate::lake::QueryResult;
 use crate::query::catalog::{LakeCatalog, CATALOG};
@@ -220,7 +221,11 @@ impl Session {
             // `now()`, `to_timestamp(...)` and the like are in UTC and print with `Z`, as the
             // tables' time columns do (`SET datafusion.execution.time_zone` changes it).
             .set_str("datafusion.execution.time_zone", "UTC");
-        let mut runtime = RuntimeEnvBuilder::new();
+        // The lake's footer cache, shared by its sessions (a session's own would die with it).
+        let caches = CacheManagerConfig::default()
+            .with_file_metadata_cache(Some(cache.footers.clone()))
+            .with_metadata_cache_limit(FOOTER_BYTES);
+        let mut runtime = RuntimeEnvBuilder::new().with_cache_manager(caches);
         let mut config = config;
         if let Some(bytes) = limits.memory_limit {
             runtime = runtime.with_memory_pool(Arc::new(FairSpillPool::new(bytes)));
