@@ -4,11 +4,13 @@
 //! snapshot's data files from its manifests and prunes them by partition and column bounds before
 //! any data is read (`provider`), `INSERT` through the append path (`sink`), the time-series
 //! functions (`functions`), time travel in SQL (`time_travel`), the object store as queries read
-//! it, naming the object in every read error (`store`), SQL DDL (`ddl`: CREATE/DROP TABLE and
+//! it, naming the object in every read error (`store`), the Parquet reader with the lake's footer
+//! cache (`footers`), SQL DDL (`ddl`: CREATE/DROP TABLE and
 //! SCHEMA, ALTER TABLE), and the session that runs a statement (`session`). It must not write metadata except through `commit`.
 
 pub(crate) mod catalog;
 pub(crate) mod ddl;
+pub(crate) mod footers;
 pub(crate) mod functions;
 pub(crate) mod provider;
 pub(crate) mod session;

@@ -13,7 +13,6 @@ use datafusion::catalog::Session;
 use datafusion::common::stats::Precision;
 use datafusion::common::{Column, DFSchema, ScalarValue, Statistics};
 use datafusion::datasource::listing::PartitionedFile;
-use datafusion::datasource::physical_plan::parquet::CachedParquetFileReaderFactory;
 use datafusion::datasource::physical_plan::{FileGroup, FileScanConfigBuilder, ParquetSource};
 use datafusion::datasource::source::DataSourceExec;
 use datafusion::datasource::{TableProvider, TableType};
@@ -31,6 +30,7 @@ use crate::error::Error;
 use crate::format::schema;
 use crate::format::stats::FileStats;
 use crate::maintain::delete::{self, DeletePredicate};
+use crate::query::footers::CachedFooters;
 use crate::storage::Storage;
 use datafusion::physical_plan::stream::RecordBatchStreamAdapter;
 use datafusion::physical_plan::streaming::{PartitionStream, StreamingTableExec};
@@ -157,7 +157,7 @@ impl TableProvider for VarveTable {
         .await?;
         // Footers come from the lake's cache (`catalog::cache`) when a query read them before.
         let store_url = ObjectStoreUrl::parse(STORE_URL)?;
-        let footers = CachedParquetFileReaderFactory::new(
+        let footers = CachedFooters::new(
             state.runtime_env().object_store(&store_url)?,
             state.runtime_env().cache_manager.get_file_metadata_cache(),
         );
