@@ -110,6 +110,18 @@ fn check_depth(sql: &str) -> Result<()> {
     Ok(())
 }
 
+/// The sentence of a function's own argument check (Varve's functions check their arguments in
+/// `coerce_types`) out of DataFusion's wrapping of it ("Error during planning: Execution error:
+/// Function 'last' user-defined coercion failed with: Error during planning: <sentence>. No
+/// function matches ... Candidate functions: ..."); `None` for any other error.
+fn coercion_error(message: &str) -> Option<Error> {
+    const MARK: &str = "user-defined coercion failed with: ";
+    let rest = &message[message.find(MARK)? + MARK.len()..];
+    let rest = rest.strip_prefix("Error during planning: ").unwrap_or(rest);
+    let sentence = rest.split(". No function matches").next().unwrap_or(rest).trim();
+    Some(Error::invalid(sentence.to_string()))
+}
+
 /// DataFusion's planning error for a numeric function given text (`avg(isig)` where `isig` is
 /// a text column: "Internal error: Function 'avg' failed to match any signature ... please file a
 /// bug report") as a plain one naming the function and the column(s) passed to it in `sql`;
@@ -240,8 +252,11 @@ impl Session {
         let url = Url::parse(STORE_URL).map_err(|e| crate::Error::internal(e.to_string()))?;
         ctx.runtime_env()
             .register_object_store(&url, store::NamingStore::wrap(storage.store.clone()));
-        for f in functions::all() {
+        for f in functions::scalar() {
             ctx.register_udf(f.as_ref().clone());
+        }
+        for f in functions::aggregates() {
+            ctx.register_udaf(f);
         }
         Ok(Session {
             storage: storage.clone(),
@@ -334,7 +349,11 @@ impl Session {
         }
         let df = match self.ctx.sql(text).await {
             Ok(df) => df,
-            Err(e) => return Err(text_argument_error(text, &e.to_string()).unwrap_or_else(|| e.into())),
+            Err(e) => {
+                let message = e.to_string();
+                let plain = coercion_error(&message).or_else(|| text_argument_error(text, &message));
+                return Err(plain.unwrap_or_else(|| e.into()));
+            }
         };
         let df = short_column_names(df)?;
         Ok(Prepared { df, scans, deletes })

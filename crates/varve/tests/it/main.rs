@@ -9,3 +9,4 @@ mod dedup;
 mod errors;
 mod maintain;
 mod schema_evolution;
+mod sql_functions;

@@ -1,5 +1,3 @@
-//! Time-series SQL functions.
-//!
 //! `time_bucket(interval, ts [, origin])`: the start of the `interval`-wide bucket holding `ts`,
 //! buckets aligned on `origin` (default 1970-01-01T00:00:00 UTC). The time-series databases'
 //! spelling of DataFusion's `date_bin(interval, ts [, origin])`, which does the work.
@@ -7,8 +5,6 @@
 //! ```sql
 //! SELECT time_bucket(INTERVAL '1 hour', ts) AS hour, avg(glucose) FROM cgm GROUP BY 1 ORDER BY 1;
 //! ```
-
-use std::sync::Arc;
 
 use arrow::datatypes::{DataType, IntervalUnit, TimeUnit};
 use datafusion::common::{plan_err, Result};
@@ -71,9 +67,4 @@ impl ScalarUDFImpl for TimeBucket {
         let date_bin = datafusion::functions::datetime::date_bin();
         date_bin.invoke_with_args(args)
     }
-}
-
-/// All of Varve's SQL functions.
-pub(crate) fn all() -> Vec<Arc<ScalarUDF>> {
-    vec![Arc::new(TimeBucket::udf())]
 }

@@ -1,0 +1,24 @@
+//! Time-series SQL functions, registered in every query session (`query::session`):
+//!
+//! - `time_bucket` (`time_bucket`): fixed-width time buckets;
+//! - `first`, `last`, `first_not_null`, `last_not_null` (`first_last`): a group's value at its
+//!   earliest or latest time.
+//!
+//! docs/sql.md documents each with its rules for NULLs, ties and empty groups.
+
+mod first_last;
+mod time_bucket;
+
+use std::sync::Arc;
+
+use datafusion::logical_expr::{AggregateUDF, ScalarUDF};
+
+/// Varve's scalar SQL functions.
+pub(crate) fn scalar() -> Vec<Arc<ScalarUDF>> {
+    vec![Arc::new(time_bucket::TimeBucket::udf())]
+}
+
+/// Varve's aggregate SQL functions.
+pub(crate) fn aggregates() -> Vec<AggregateUDF> {
+    first_last::FirstLast::all()
+}

@@ -1,0 +1,194 @@
+//! Time-series SQL functions against a plain reference: `first`, `last`, `first_not_null` and
+//! `last_not_null` on random appends (late rows, repeated times, NULL values) over many files,
+//! after compaction, and on hand-written cases of their NULL, tie and empty-group rules.
+
+use std::collections::BTreeMap;
+
+use varve::{Lake, MaintainOptions};
+use varve_testkit::Backend;
+
+async fn sql(lake: &Lake, q: &str) -> Vec<Vec<String>> {
+    let r = lake.sql(q).await.unwrap_or_else(|e| panic!("{q}: {e}"));
+    varve_testkit::rows(&r.batches)
+}
+
+/// A small xorshift generator: the test needs no statistics, only varied data that repeats.
+struct Gen(u64);
+
+impl Gen {
+    fn next(&mut self, n: u64) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0 % n
+    }
+}
+
+/// One row of the reference: (series, time µs, value).
+type Row = (String, i64, Option<i64>);
+
+/// The module docs' rules, written plainly: order rows by (time, value) with NULL lowest, take the
+/// smallest or the greatest, skipping NULL values for the `_not_null` variants.
+fn reference(rows: &[Row], last: bool, skip_nulls: bool) -> BTreeMap<String, Option<i64>> {
+    let mut out: BTreeMap<String, Option<(i64, Option<i64>)>> = BTreeMap::new();
+    for (s, t, v) in rows {
+        let slot = out.entry(s.clone()).or_default();
+        if skip_nulls && v.is_none() {
+            continue;
+        }
+        let cand = (*t, *v);
+        let better = match slot {
+            None => true,
+            Some(b) => match last {
+                true => cand > *b,
+                false => cand < *b,
+            },
+        };
+        if better {
+            *slot = Some(cand);
+        }
+    }
+    out.into_iter().map(|(s, b)| (s, b.and_then(|(_, v)| v))).collect()
+}
+
+fn cell(v: Option<i64>) -> String {
+    v.map(|v| v.to_string()).unwrap_or_else(|| "NULL".to_string())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn first_and_last_match_a_plain_reference() {
+    let backend = Backend::local();
+    let lake = backend.open();
+    sql(
+        &lake,
+        "CREATE TABLE m.readings (ts TIMESTAMP NOT NULL, sensor TEXT, v BIGINT) \
+         WITH (time_column = 'ts', series_key = 'sensor', partition = 'day')",
+    )
+    .await;
+    let mut g = Gen(0x9e37_79b9_7f4a_7c15);
+    let mut all: Vec<Row> = Vec::new();
+    // 12 appends, each a file per day it touches: times over three days in random order (late
+    // rows into older partitions), few distinct times so that ties across files are common.
+    for _ in 0..12 {
+        let mut values = Vec::new();
+        for _ in 0..40 {
+            let s = format!("s{}", g.next(4));
+            let t = g.next(3) as i64 * 86_400_000_000 + g.next(6) as i64 * 3_600_000_000;
+            let v = match g.next(5) {
+                0 => None,
+                _ => Some(g.next(7) as i64 - 3),
+            };
+            values.push(format!(
+                "(to_timestamp_micros({t}), '{s}', {})",
+                v.map(|v| v.to_string()).unwrap_or_else(|| "NULL".into())
+            ));
+            all.push((s, t, v));
+        }
+        sql(&lake, &format!("INSERT INTO m.readings VALUES {}", values.join(", "))).await;
+    }
+    let q = "SELECT sensor, first(v, ts) AS a, last(v, ts) AS b, first_not_null(v, ts) AS c, \
+             last_not_null(v, ts) AS d FROM m.readings GROUP BY sensor";
+    let (first, last) = (reference(&all, false, false), reference(&all, true, false));
+    let (first_nn, last_nn) = (reference(&all, false, true), reference(&all, true, true));
+    let mut want: Vec<Vec<String>> = first
+        .keys()
+        .map(|s| {
+            vec![
+                cell(first[s]),
+                cell(last[s]),
+                cell(first_nn[s]),
+                cell(last_nn[s]),
+                s.clone(),
+            ]
+        })
+        .collect();
+    want.sort();
+    assert_eq!(sql(&lake, q).await, want, "over {} appends", 12);
+
+    // The same answers per day (a group by time bucket), and after compaction.
+    let per_day = "SELECT sensor, time_bucket(INTERVAL '1 day', ts) AS day, last(v, ts) AS b, \
+                   first_not_null(v, ts) AS c FROM m.readings GROUP BY sensor, day";
+    let before = sql(&lake, per_day).await;
+    let mut want_days = Vec::new();
+    for day in 0..3i64 {
+        let rows: Vec<Row> = all.iter().filter(|r| r.1 / 86_400_000_000 == day).cloned().collect();
+        let (b, c) = (reference(&rows, true, false), reference(&rows, false, true));
+        for s in b.keys() {
+            want_days.push(vec![
+                cell(b[s]),
+                cell(c[s]),
+                (day * 86_400_000_000).to_string(),
+                s.clone(),
+            ]);
+        }
+    }
+    want_days.sort();
+    assert_eq!(before, want_days);
+    lake.maintain("m.readings", &MaintainOptions::default()).await.unwrap();
+    assert_eq!(sql(&lake, q).await, want, "after compaction");
+    assert_eq!(sql(&lake, per_day).await, want_days, "after compaction");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn first_and_last_rules_for_nulls_ties_and_empty_groups() {
+    let backend = Backend::local();
+    let lake = backend.open();
+    let one = |q: &'static str| {
+        let lake = lake.clone();
+        async move { sql(&lake, q).await.concat().join(",") }
+    };
+    // NULL is a value for first/last, skipped by the _not_null variants.
+    assert_eq!(
+        one("SELECT last(v, t) FROM (VALUES (1, 10), (NULL, 30), (2, 20)) AS x(v, t)").await,
+        "NULL"
+    );
+    assert_eq!(
+        one("SELECT last_not_null(v, t) FROM (VALUES (1, 10), (NULL, 30), (2, 20)) AS x(v, t)").await,
+        "2"
+    );
+    assert_eq!(
+        one("SELECT first(v, t) FROM (VALUES (NULL, 1), (7, 2)) AS x(v, t)").await,
+        "NULL"
+    );
+    assert_eq!(
+        one("SELECT first_not_null(v, t) FROM (VALUES (NULL, 1), (7, 2)) AS x(v, t)").await,
+        "7"
+    );
+    // Rows with a NULL time are ignored.
+    assert_eq!(
+        one("SELECT last(v, t) AS a, first(v, t) AS b FROM (VALUES (1, 10), (9, NULL)) AS x(v, t)").await,
+        "1,1"
+    );
+    // Ties on time: last takes the greatest value, first the least, NULL below every value.
+    assert_eq!(
+        one("SELECT last(v, t) AS a, first(v, t) AS b FROM (VALUES (3, 5), (8, 5), (1, 5)) AS x(v, t)").await,
+        "8,1"
+    );
+    assert_eq!(
+        one("SELECT last(v, t) AS a, first(v, t) AS b FROM (VALUES (3, 5), (NULL, 5)) AS x(v, t)").await,
+        "3,NULL"
+    );
+    // Strings and timestamps work as values and times.
+    assert_eq!(
+        one(
+            "SELECT last(s, t) AS a, first(s, t) AS b FROM (VALUES ('b', TIMESTAMP '2024-02-29 00:00:00'), \
+             ('a', TIMESTAMP '1969-12-31 23:59:59')) AS x(s, t)"
+        )
+        .await,
+        "b,a"
+    );
+    // A group without a row gives NULL; so does a _not_null over only NULLs.
+    assert_eq!(
+        one("SELECT last(v, t) FROM (VALUES (1, 10)) AS x(v, t) WHERE v > 5").await,
+        "NULL"
+    );
+    assert_eq!(
+        one("SELECT last_not_null(v, t) FROM (VALUES (CAST(NULL AS BIGINT), 10)) AS x(v, t)").await,
+        "NULL"
+    );
+    // Wrong arguments: one plain sentence.
+    let e = lake.sql("SELECT last(1)").await.unwrap_err().to_string();
+    assert!(e.contains("last(value, time) takes 2 arguments, got 1"), "{e}");
+    let e = lake.sql("SELECT last(1, 'x')").await.unwrap_err().to_string();
+    assert!(e.contains("the second argument must be a timestamp"), "{e}");
+}
