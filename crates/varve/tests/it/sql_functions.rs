@@ -1,6 +1,7 @@
-//! Time-series SQL functions against a plain reference: `first`, `last`, `first_not_null` and
-//! `last_not_null` on random appends (late rows, repeated times, NULL values) over many files,
-//! after compaction, and on hand-written cases of their NULL, tie and empty-group rules.
+//! Time-series SQL functions against a plain reference: `first`, `last`, `first_not_null`,
+//! `last_not_null` and `vwap` on random appends (late rows, repeated times, NULL values) over many
+//! files and after compaction, and hand-written cases of their NULL, tie and empty-group rules
+//! and of `isfinite`.
 
 use std::collections::BTreeMap;
 
@@ -191,4 +192,103 @@ async fn first_and_last_rules_for_nulls_ties_and_empty_groups() {
     assert!(e.contains("last(value, time) takes 2 arguments, got 1"), "{e}");
     let e = lake.sql("SELECT last(1, 'x')").await.unwrap_err().to_string();
     assert!(e.contains("the second argument must be a timestamp"), "{e}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn vwap_matches_a_plain_reference() {
+    let backend = Backend::local();
+    let lake = backend.open();
+    sql(
+        &lake,
+        "CREATE TABLE m.trades (ts TIMESTAMP NOT NULL, sym TEXT, price DOUBLE, size BIGINT) \
+         WITH (time_column = 'ts', series_key = 'sym', partition = 'day')",
+    )
+    .await;
+    let mut g = Gen(0x2545_f491_4f6c_dd1d);
+    // Prices in quarters and whole sizes: every product and sum is exact in a double, so the
+    // answer does not depend on the order of the additions and compares as text.
+    let mut sums: BTreeMap<String, (f64, f64, u32)> = BTreeMap::new();
+    for _ in 0..8 {
+        let mut values = Vec::new();
+        for _ in 0..30 {
+            let s = format!("x{}", g.next(3));
+            let t = g.next(2) as i64 * 86_400_000_000 + g.next(1000) as i64 * 1_000_000;
+            let p = (g.next(400) as f64 + 100.0) / 4.0;
+            let (price, size) = match g.next(8) {
+                0 => ("NULL".to_string(), g.next(50).to_string()),
+                1 => (p.to_string(), "NULL".to_string()),
+                _ => {
+                    let size = g.next(50);
+                    let e = sums.entry(s.clone()).or_default();
+                    (e.0, e.1, e.2) = (e.0 + p * size as f64, e.1 + size as f64, e.2 + 1);
+                    (p.to_string(), size.to_string())
+                }
+            };
+            values.push(format!("(to_timestamp_micros({t}), '{s}', {price}, {size})"));
+        }
+        sql(&lake, &format!("INSERT INTO m.trades VALUES {}", values.join(", "))).await;
+    }
+    let got = sql(&lake, "SELECT sym, vwap(price, size) AS w FROM m.trades GROUP BY sym").await;
+    let mut want: Vec<Vec<String>> = sums
+        .iter()
+        .map(|(s, (pv, v, n))| {
+            let w = match *n > 0 && *v != 0.0 {
+                true => (pv / v).to_string(),
+                false => "NULL".to_string(),
+            };
+            vec![s.clone(), w]
+        })
+        .collect();
+    want.sort();
+    assert_eq!(got, want);
+    lake.maintain("m.trades", &MaintainOptions::default()).await.unwrap();
+    let after = sql(&lake, "SELECT sym, vwap(price, size) AS w FROM m.trades GROUP BY sym").await;
+    assert_eq!(after, want, "after compaction");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn vwap_and_isfinite_rules() {
+    let backend = Backend::local();
+    let lake = backend.open();
+    let one = |q: &'static str| {
+        let lake = lake.clone();
+        async move { sql(&lake, q).await.concat().join(",") }
+    };
+    // NULL prices or volumes are skipped; a zero or missing volume gives NULL.
+    assert_eq!(
+        one("SELECT vwap(p, v) FROM (VALUES (10.0, 1), (20.0, 3), (NULL, 5), (99.0, NULL)) AS x(p, v)").await,
+        "17.5"
+    );
+    assert_eq!(
+        one("SELECT vwap(p, v) FROM (VALUES (10.0, 0)) AS x(p, v)").await,
+        "NULL"
+    );
+    assert_eq!(
+        one("SELECT vwap(p, v) FROM (VALUES (10.0, 1)) AS x(p, v) WHERE p > 50").await,
+        "NULL"
+    );
+    let e = lake.sql("SELECT vwap(1)").await.unwrap_err().to_string();
+    assert!(e.contains("vwap(price, volume) takes 2 arguments, got 1"), "{e}");
+    let e = lake.sql("SELECT vwap('a', 1)").await.unwrap_err().to_string();
+    assert!(e.contains("price must be a number"), "{e}");
+
+    assert_eq!(
+        sql(
+            &lake,
+            "SELECT x, isfinite(x) AS f FROM (VALUES (1.5), (CAST('NaN' AS DOUBLE)), (CAST('inf' AS DOUBLE)), \
+             (CAST('-inf' AS DOUBLE)), (NULL)) AS t(x)"
+        )
+        .await,
+        vec![
+            vec!["NULL".to_string(), "NULL".to_string()],
+            vec!["false".to_string(), "-inf".to_string()],
+            vec!["false".to_string(), "NaN".to_string()],
+            vec!["false".to_string(), "inf".to_string()],
+            vec!["true".to_string(), "1.5".to_string()],
+        ]
+    );
+    assert_eq!(one("SELECT isfinite(TIMESTAMP '2024-02-29 00:00:00')").await, "true");
+    assert_eq!(one("SELECT isfinite(3)").await, "true");
+    let e = lake.sql("SELECT isfinite('a')").await.unwrap_err().to_string();
+    assert!(e.contains("isfinite(x): x must be a number, date or timestamp"), "{e}");
 }
