@@ -389,3 +389,17 @@ pub async fn assert_readers_agree(lake: &varve::Lake, backend: &Backend, namespa
     );
     assert!(rows(&py) == expected, "{name}: PyIceberg rows differ from Varve's");
 }
+
+/// A small deterministic generator (xorshift64, Marsaglia 2003) for random test data that replays
+/// from its seed: the tests need varied data, not statistics. The seed must not be 0.
+pub struct Rng(pub u64);
+
+impl Rng {
+    /// The next value in `0..n`.
+    pub fn next(&mut self, n: u64) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0 % n
+    }
+}

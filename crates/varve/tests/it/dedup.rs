@@ -9,7 +9,7 @@ use std::sync::Arc;
 use arrow::array::{Array, Float64Array, RecordBatch, StringArray, TimestampMicrosecondArray};
 use arrow::datatypes::{DataType, Field, Schema, TimeUnit};
 use varve::{AppendOptions, Dedup, Lake, MaintainOptions, TableContract};
-use varve_testkit::{assert_readers_agree, Backend};
+use varve_testkit::{assert_readers_agree, Backend, Rng};
 
 const DAY_US: i64 = 86_400_000_000;
 const HOSTS: [&str; 4] = ["a", "b", "c", "d"];
@@ -36,17 +36,6 @@ fn batch(rows: &[(i64, String, f64)]) -> RecordBatch {
         ],
     )
     .unwrap()
-}
-
-/// A small deterministic generator (xorshift), so a failure replays.
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self, n: u64) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0 % n
-    }
 }
 
 async fn create(lake: &Lake, name: &str, auto_maintain: bool) {

@@ -6,23 +6,11 @@
 use std::collections::BTreeMap;
 
 use varve::{Lake, MaintainOptions};
-use varve_testkit::Backend;
+use varve_testkit::{Backend, Rng};
 
 async fn sql(lake: &Lake, q: &str) -> Vec<Vec<String>> {
     let r = lake.sql(q).await.unwrap_or_else(|e| panic!("{q}: {e}"));
     varve_testkit::rows(&r.batches)
-}
-
-/// A small xorshift generator: the test needs no statistics, only varied data that repeats.
-struct Gen(u64);
-
-impl Gen {
-    fn next(&mut self, n: u64) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0 % n
-    }
 }
 
 /// One row of the reference: (series, time µs, value).
@@ -52,6 +40,11 @@ fn reference(rows: &[Row], last: bool, skip_nulls: bool) -> BTreeMap<String, Opt
     out.into_iter().map(|(s, b)| (s, b.and_then(|(_, v)| v))).collect()
 }
 
+/// The cells of a one-row answer, joined by commas (columns in name order).
+async fn one(lake: &Lake, q: &str) -> String {
+    sql(lake, q).await.concat().join(",")
+}
+
 fn cell(v: Option<i64>) -> String {
     v.map(|v| v.to_string()).unwrap_or_else(|| "NULL".to_string())
 }
@@ -66,7 +59,7 @@ async fn first_and_last_match_a_plain_reference() {
          WITH (time_column = 'ts', series_key = 'sensor', partition = 'day')",
     )
     .await;
-    let mut g = Gen(0x9e37_79b9_7f4a_7c15);
+    let mut g = Rng(0x9e37_79b9_7f4a_7c15);
     let mut all: Vec<Row> = Vec::new();
     // 12 appends, each a file per day it touches: times over three days in random order (late
     // rows into older partitions), few distinct times so that ties across files are common.
@@ -134,44 +127,65 @@ async fn first_and_last_match_a_plain_reference() {
 async fn first_and_last_rules_for_nulls_ties_and_empty_groups() {
     let backend = Backend::local();
     let lake = backend.open();
-    let one = |q: &'static str| {
-        let lake = lake.clone();
-        async move { sql(&lake, q).await.concat().join(",") }
-    };
     // NULL is a value for first/last, skipped by the _not_null variants.
     assert_eq!(
-        one("SELECT last(v, t) FROM (VALUES (1, 10), (NULL, 30), (2, 20)) AS x(v, t)").await,
+        one(
+            &lake,
+            "SELECT last(v, t) FROM (VALUES (1, 10), (NULL, 30), (2, 20)) AS x(v, t)"
+        )
+        .await,
         "NULL"
     );
     assert_eq!(
-        one("SELECT last_not_null(v, t) FROM (VALUES (1, 10), (NULL, 30), (2, 20)) AS x(v, t)").await,
+        one(
+            &lake,
+            "SELECT last_not_null(v, t) FROM (VALUES (1, 10), (NULL, 30), (2, 20)) AS x(v, t)"
+        )
+        .await,
         "2"
     );
     assert_eq!(
-        one("SELECT first(v, t) FROM (VALUES (NULL, 1), (7, 2)) AS x(v, t)").await,
+        one(&lake, "SELECT first(v, t) FROM (VALUES (NULL, 1), (7, 2)) AS x(v, t)").await,
         "NULL"
     );
     assert_eq!(
-        one("SELECT first_not_null(v, t) FROM (VALUES (NULL, 1), (7, 2)) AS x(v, t)").await,
+        one(
+            &lake,
+            "SELECT first_not_null(v, t) FROM (VALUES (NULL, 1), (7, 2)) AS x(v, t)"
+        )
+        .await,
         "7"
     );
     // Rows with a NULL time are ignored.
     assert_eq!(
-        one("SELECT last(v, t) AS a, first(v, t) AS b FROM (VALUES (1, 10), (9, NULL)) AS x(v, t)").await,
+        one(
+            &lake,
+            "SELECT last(v, t) AS a, first(v, t) AS b FROM (VALUES (1, 10), (9, NULL)) AS x(v, t)"
+        )
+        .await,
         "1,1"
     );
     // Ties on time: last takes the greatest value, first the least, NULL below every value.
     assert_eq!(
-        one("SELECT last(v, t) AS a, first(v, t) AS b FROM (VALUES (3, 5), (8, 5), (1, 5)) AS x(v, t)").await,
+        one(
+            &lake,
+            "SELECT last(v, t) AS a, first(v, t) AS b FROM (VALUES (3, 5), (8, 5), (1, 5)) AS x(v, t)"
+        )
+        .await,
         "8,1"
     );
     assert_eq!(
-        one("SELECT last(v, t) AS a, first(v, t) AS b FROM (VALUES (3, 5), (NULL, 5)) AS x(v, t)").await,
+        one(
+            &lake,
+            "SELECT last(v, t) AS a, first(v, t) AS b FROM (VALUES (3, 5), (NULL, 5)) AS x(v, t)"
+        )
+        .await,
         "3,NULL"
     );
     // Strings and timestamps work as values and times.
     assert_eq!(
         one(
+            &lake,
             "SELECT last(s, t) AS a, first(s, t) AS b FROM (VALUES ('b', TIMESTAMP '2024-02-29 00:00:00'), \
              ('a', TIMESTAMP '1969-12-31 23:59:59')) AS x(s, t)"
         )
@@ -180,11 +194,15 @@ async fn first_and_last_rules_for_nulls_ties_and_empty_groups() {
     );
     // A group without a row gives NULL; so does a _not_null over only NULLs.
     assert_eq!(
-        one("SELECT last(v, t) FROM (VALUES (1, 10)) AS x(v, t) WHERE v > 5").await,
+        one(&lake, "SELECT last(v, t) FROM (VALUES (1, 10)) AS x(v, t) WHERE v > 5").await,
         "NULL"
     );
     assert_eq!(
-        one("SELECT last_not_null(v, t) FROM (VALUES (CAST(NULL AS BIGINT), 10)) AS x(v, t)").await,
+        one(
+            &lake,
+            "SELECT last_not_null(v, t) FROM (VALUES (CAST(NULL AS BIGINT), 10)) AS x(v, t)"
+        )
+        .await,
         "NULL"
     );
     // Wrong arguments: one plain sentence.
@@ -204,7 +222,7 @@ async fn vwap_matches_a_plain_reference() {
          WITH (time_column = 'ts', series_key = 'sym', partition = 'day')",
     )
     .await;
-    let mut g = Gen(0x2545_f491_4f6c_dd1d);
+    let mut g = Rng(0x2545_f491_4f6c_dd1d);
     // Prices in quarters and whole sizes: every product and sum is exact in a double, so the
     // answer does not depend on the order of the additions and compares as text.
     let mut sums: BTreeMap<String, (f64, f64, u32)> = BTreeMap::new();
@@ -250,21 +268,25 @@ async fn vwap_matches_a_plain_reference() {
 async fn vwap_and_isfinite_rules() {
     let backend = Backend::local();
     let lake = backend.open();
-    let one = |q: &'static str| {
-        let lake = lake.clone();
-        async move { sql(&lake, q).await.concat().join(",") }
-    };
     // NULL prices or volumes are skipped; a zero or missing volume gives NULL.
     assert_eq!(
-        one("SELECT vwap(p, v) FROM (VALUES (10.0, 1), (20.0, 3), (NULL, 5), (99.0, NULL)) AS x(p, v)").await,
+        one(
+            &lake,
+            "SELECT vwap(p, v) FROM (VALUES (10.0, 1), (20.0, 3), (NULL, 5), (99.0, NULL)) AS x(p, v)"
+        )
+        .await,
         "17.5"
     );
     assert_eq!(
-        one("SELECT vwap(p, v) FROM (VALUES (10.0, 0)) AS x(p, v)").await,
+        one(&lake, "SELECT vwap(p, v) FROM (VALUES (10.0, 0)) AS x(p, v)").await,
         "NULL"
     );
     assert_eq!(
-        one("SELECT vwap(p, v) FROM (VALUES (10.0, 1)) AS x(p, v) WHERE p > 50").await,
+        one(
+            &lake,
+            "SELECT vwap(p, v) FROM (VALUES (10.0, 1)) AS x(p, v) WHERE p > 50"
+        )
+        .await,
         "NULL"
     );
     let e = lake.sql("SELECT vwap(1)").await.unwrap_err().to_string();
@@ -287,8 +309,11 @@ async fn vwap_and_isfinite_rules() {
             vec!["true".to_string(), "1.5".to_string()],
         ]
     );
-    assert_eq!(one("SELECT isfinite(TIMESTAMP '2024-02-29 00:00:00')").await, "true");
-    assert_eq!(one("SELECT isfinite(3)").await, "true");
+    assert_eq!(
+        one(&lake, "SELECT isfinite(TIMESTAMP '2024-02-29 00:00:00')").await,
+        "true"
+    );
+    assert_eq!(one(&lake, "SELECT isfinite(3)").await, "true");
     let e = lake.sql("SELECT isfinite('a')").await.unwrap_err().to_string();
     assert!(e.contains("isfinite(x): x must be a number, date or timestamp"), "{e}");
 }
