@@ -317,3 +317,30 @@ async fn vwap_and_isfinite_rules() {
     let e = lake.sql("SELECT isfinite('a')").await.unwrap_err().to_string();
     assert!(e.contains("isfinite(x): x must be a number, date or timestamp"), "{e}");
 }
+
+/// `time_bucket(width, ts [, origin])` is `date_bin` under the time-series name: the same bucket
+/// for zoned (`AT TIME ZONE`), UTC and naive times, naive and zoned origins, dates and text, before
+/// 1970 and on leap days. (Dates and text become timestamps in µs, Varve's unit; date_bin's are ns.)
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn time_bucket_equals_date_bin() {
+    let backend = Backend::local();
+    let lake = backend.open();
+    let cases = [
+        "INTERVAL '1 day', TIMESTAMPTZ '2024-03-31 12:00:00Z' AT TIME ZONE 'Europe/Berlin', TIMESTAMP '2024-01-01 00:00:00'",
+        "INTERVAL '1 day', TIMESTAMPTZ '2024-03-31 12:00:00Z' AT TIME ZONE 'Europe/Berlin'",
+        "INTERVAL '1 day', TIMESTAMPTZ '2024-03-31 12:00:00Z', TIMESTAMPTZ '2024-01-01 00:00:00+05:00'",
+        "INTERVAL '15 minutes', TIMESTAMPTZ '2024-10-27 01:59:00Z' AT TIME ZONE 'America/New_York', \
+         TIMESTAMPTZ '2024-01-01 00:05:00Z' AT TIME ZONE 'America/New_York'",
+        "INTERVAL '1 day', DATE '2024-02-29'",
+        "INTERVAL '1 hour', '2024-02-29 13:30:00'",
+        "INTERVAL '1 day', TIMESTAMP '1969-12-31 23:59:59', TIMESTAMP '1900-01-01 00:07:00'",
+        "INTERVAL '7 days', TIMESTAMP '1969-07-20 20:17:40', TIMESTAMP '2024-01-01 00:00:00'",
+    ];
+    for args in cases {
+        let q = format!("SELECT time_bucket({args}) AS a, date_bin({args}) AS b");
+        let r = lake.sql(&q).await.unwrap_or_else(|e| panic!("{q}: {e}"));
+        let a = arrow::util::display::array_value_to_string(r.batches[0].column(0), 0).unwrap();
+        let b = arrow::util::display::array_value_to_string(r.batches[0].column(1), 0).unwrap();
+        assert_eq!(a, b, "{args}");
+    }
+}

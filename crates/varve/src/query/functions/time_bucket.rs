@@ -6,8 +6,11 @@
 //! SELECT time_bucket(INTERVAL '1 hour', ts) AS hour, avg(glucose) FROM cgm GROUP BY 1 ORDER BY 1;
 //! ```
 
-use arrow::datatypes::{DataType, IntervalUnit, TimeUnit};
+use std::sync::Arc;
+
+use arrow::datatypes::{DataType, Field, FieldRef, TimeUnit};
 use datafusion::common::{plan_err, Result};
+use datafusion::logical_expr::type_coercion::functions::fields_with_udf;
 use datafusion::logical_expr::{ColumnarValue, ScalarFunctionArgs, ScalarUDF, ScalarUDFImpl, Signature, Volatility};
 
 /// `time_bucket(interval, ts [, origin])`.
@@ -47,15 +50,19 @@ impl ScalarUDFImpl for TimeBucket {
             }
             other => return plan_err!("time_bucket: the second argument must be a timestamp, not {other}"),
         };
-        let mut out = vec![
-            DataType::Interval(IntervalUnit::MonthDayNano),
-            DataType::Timestamp(unit, tz.clone()),
-        ];
-        if arg_types.len() == 3 {
-            // date_bin takes its origin in nanoseconds, in the zone of `ts`.
-            out.push(DataType::Timestamp(TimeUnit::Nanosecond, tz));
-        }
-        Ok(out)
+        // Then exactly as date_bin coerces them, so that both give the same bucket for the same
+        // arguments (its origin, naive or zoned, stays the instant it names).
+        let mut given = arg_types.to_vec();
+        given[1] = DataType::Timestamp(unit, tz);
+        let fields: Vec<FieldRef> = given
+            .into_iter()
+            .map(|t| Arc::new(Field::new("arg", t, true)))
+            .collect();
+        let date_bin = datafusion::functions::datetime::date_bin();
+        Ok(fields_with_udf(&fields, date_bin.as_ref())?
+            .iter()
+            .map(|f| f.data_type().clone())
+            .collect())
     }
 
     fn return_type(&self, arg_types: &[DataType]) -> Result<DataType> {
