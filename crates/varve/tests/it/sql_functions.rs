@@ -344,3 +344,25 @@ async fn time_bucket_equals_date_bin() {
         assert_eq!(a, b, "{args}");
     }
 }
+
+/// A `TIMESTAMPTZ` literal stays a UTC timestamp and prints with `Z`, as the tables' time
+/// columns do (the session's time zone is UTC).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn timestamptz_literals_stay_utc() {
+    let backend = Backend::local();
+    let lake = backend.open();
+    let r = lake
+        .sql("SELECT TIMESTAMPTZ '2024-02-29 00:00:00Z' AS a, TIMESTAMPTZ '2024-02-29 01:00:00+01:00' AS b")
+        .await
+        .unwrap();
+    for i in 0..2 {
+        let col = r.batches[0].column(i);
+        assert!(
+            matches!(col.data_type(), arrow::datatypes::DataType::Timestamp(_, Some(tz)) if tz.as_ref() == "UTC"),
+            "{:?}",
+            col.data_type()
+        );
+        let text = arrow::util::display::array_value_to_string(col, 0).unwrap();
+        assert_eq!(text, "2024-02-29T00:00:00Z");
+    }
+}
