@@ -53,7 +53,7 @@ impl ParquetFileReaderFactory for CachedFooters {
             metadata_size_hint,
             metrics,
         )?;
-        Ok(Box::new(FooterReader {
+        Ok(Box::new(CachedFooterReader {
             bytes,
             store: self.store.clone(),
             cache: self.cache.clone(),
@@ -63,7 +63,7 @@ impl ParquetFileReaderFactory for CachedFooters {
     }
 }
 
-struct FooterReader {
+struct CachedFooterReader {
     bytes: Box<dyn AsyncFileReader + Send>,
     store: Arc<dyn ObjectStore>,
     cache: Arc<dyn FileMetadataCache>,
@@ -71,7 +71,7 @@ struct FooterReader {
     metadata_size_hint: Option<usize>,
 }
 
-impl AsyncFileReader for FooterReader {
+impl AsyncFileReader for CachedFooterReader {
     fn get_bytes(&mut self, range: Range<u64>) -> BoxFuture<'_, parquet::errors::Result<Bytes>> {
         self.bytes.get_bytes(range)
     }

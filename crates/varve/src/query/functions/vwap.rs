@@ -12,7 +12,6 @@
 use std::sync::Arc;
 
 use arrow::array::{Array, ArrayRef, AsArray};
-use arrow::compute::cast;
 use arrow::datatypes::{DataType, Field, FieldRef, Float64Type, UInt64Type};
 use datafusion::common::{plan_err, Result, ScalarValue};
 use datafusion::logical_expr::function::{AccumulatorArgs, StateFieldsArgs};
@@ -87,14 +86,13 @@ struct VwapAccumulator {
     rows: u64,
 }
 
-fn floats(a: &ArrayRef) -> Result<ArrayRef> {
-    Ok(cast(a, &DataType::Float64)?)
-}
-
 impl Accumulator for VwapAccumulator {
     fn update_batch(&mut self, values: &[ArrayRef]) -> Result<()> {
-        let (p, v) = (floats(&values[0])?, floats(&values[1])?);
-        let (p, v) = (p.as_primitive::<Float64Type>(), v.as_primitive::<Float64Type>());
+        // Both are doubles: `coerce_types` asks DataFusion to cast them.
+        let (p, v) = (
+            values[0].as_primitive::<Float64Type>(),
+            values[1].as_primitive::<Float64Type>(),
+        );
         for i in 0..p.len() {
             if p.is_valid(i) && v.is_valid(i) {
                 self.price_volume += p.value(i) * v.value(i);
