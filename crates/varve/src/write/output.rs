@@ -1,6 +1,7 @@
-//! The output side of a merge: rows arrive as sorted runs, are buffered as the row group in
-//! progress, encoded (columns in parallel, `write::parquet`) and streamed to the store with
-//! multipart uploads, and cut into files at the target size on series boundaries.
+//! The output side of a merge: rows arrive as sorted runs, are copied into batches, encoded
+//! (columns in parallel, `write::parquet`) a part of the row group at a time, and streamed to the
+//! store with multipart uploads as row groups close, cut into files at the target size on series
+//! boundaries.
 //!
 //! Cutting rule: when the file being written reaches the target size, it is closed at the next
 //! series boundary, so a series that fits in one file is never split over two files of the
@@ -19,14 +20,20 @@ use crate::write::encode::{self, FileMetrics};
 use crate::write::merge::{MergeJob, Merged};
 use crate::write::parquet::ParquetWriter;
 
-/// Rows of a row group are buffered as Arrow data until there are `varve.row-group-rows` of them
-/// or they take this much memory, then encoded and streamed to the store.
+/// A row group closes when it has `varve.row-group-rows` rows or this many Arrow bytes
+/// (estimated), whichever comes first; its bytes are then streamed to the store.
 const ROW_GROUP_MAX_BYTES: usize = 128 * 1024 * 1024;
 
 /// Rows of the row group in progress are copied out of the merge's runs into batches of this
 /// many rows as they arrive, so that the runs' input batches are freed at once (a slice would keep
 /// its whole input batch alive until the row group is encoded), and the encoder sees long arrays.
 const COALESCE_ROWS: usize = 8192;
+
+/// Rows of the row group in progress held as Arrow data at most: past this many, the buffered
+/// batches are encoded into the row group's open column writers (`ParquetWriter::write_part`),
+/// which keep only encoded pages. A row group of fewer rows is encoded whole, one column writer
+/// at a time.
+const PART_ROWS: usize = 65536;
 
 /// Where the merged rows go: the file being written and what is needed to cut the next one.
 pub(crate) struct Output<'j, 'a> {
@@ -144,17 +151,21 @@ fn series_key(rows: &Rows, i: usize, suffix: usize) -> &[u8] {
     &row[..row.len().saturating_sub(suffix)]
 }
 
-/// One output file being written: the rows of the row group in progress are buffered, closed
-/// row groups are encoded by [`ParquetWriter`] and uploaded as they close.
+/// One output file being written: the rows of the row group in progress are buffered up to
+/// [`PART_ROWS`] and encoded by [`ParquetWriter`] part by part; closed row groups are uploaded as
+/// they close.
 struct OutputFile {
     writer: ParquetWriter,
     sink: ParquetObjectWriter,
     /// Copies the rows of the row group in progress into batches of [`COALESCE_ROWS`].
     coalescer: BatchCoalescer,
-    /// The row group in progress: the batches the coalescer completed.
+    /// The batches the coalescer completed, not encoded yet.
     pending: Vec<RecordBatch>,
+    /// Rows in `pending`.
+    buffered_rows: usize,
+    /// Rows of the row group in progress, encoded or not.
     pending_rows: usize,
-    /// Estimated Arrow bytes of `pending`.
+    /// Estimated Arrow bytes of the row group in progress.
     pending_bytes: usize,
     row_group_rows: usize,
     /// Encoded bytes per Arrow byte of the last row group (1 before any: an over-estimate, so a
@@ -183,6 +194,7 @@ impl OutputFile {
             sink: ParquetObjectWriter::new(storage.store.clone(), path.clone()),
             coalescer: BatchCoalescer::new(schema.clone(), COALESCE_ROWS),
             pending: Vec::new(),
+            buffered_rows: 0,
             pending_rows: 0,
             pending_bytes: 0,
             row_group_rows,
@@ -208,33 +220,50 @@ impl OutputFile {
             self.pending_bytes += len * row_bytes;
             self.pending_rows += len;
             self.coalescer.push_batch(batch.slice(start, len))?;
-            while let Some(b) = self.coalescer.next_completed_batch() {
-                self.pending.push(b);
-            }
+            self.take_completed();
             start += len;
             if self.pending_rows >= self.row_group_rows || self.pending_bytes >= ROW_GROUP_MAX_BYTES {
                 self.flush_row_group().await?;
+            } else if self.buffered_rows >= PART_ROWS {
+                let part = self.take_pending();
+                self.writer.write_part(&part)?;
             }
         }
         Ok(())
     }
 
-    /// Encodes the buffered rows as a row group and uploads its bytes.
-    async fn flush_row_group(&mut self) -> Result<()> {
-        self.coalescer.finish_buffered_batch()?;
+    fn take_completed(&mut self) {
         while let Some(b) = self.coalescer.next_completed_batch() {
+            self.buffered_rows += b.num_rows();
             self.pending.push(b);
         }
-        if self.pending.is_empty() {
-            return Ok(());
-        }
-        let rows = std::mem::take(&mut self.pending);
-        for b in &rows {
+    }
+
+    /// The buffered batches, counted into the file's metrics.
+    fn take_pending(&mut self) -> Vec<RecordBatch> {
+        self.buffered_rows = 0;
+        let part = std::mem::take(&mut self.pending);
+        for b in &part {
             self.metrics.update(b);
         }
+        part
+    }
+
+    /// Encodes the buffered rows as the end of the row group, closes it and uploads its bytes.
+    async fn flush_row_group(&mut self) -> Result<()> {
+        self.coalescer.finish_buffered_batch()?;
+        self.take_completed();
+        let rest = self.take_pending();
         let before = self.writer.bytes_written();
-        self.writer.write_row_group(&rows)?;
-        drop(rows);
+        match self.writer.in_row_group() {
+            true => {
+                self.writer.write_part(&rest)?;
+                self.writer.close_row_group()?;
+            }
+            false if rest.is_empty() => return Ok(()),
+            false => self.writer.write_row_group(&rest)?,
+        }
+        drop(rest);
         if self.pending_bytes > 0 {
             self.ratio = (self.writer.bytes_written() - before) as f64 / self.pending_bytes as f64;
         }

@@ -9,6 +9,10 @@
 //! Here a column's writer exists only while that column is encoded, so memory follows the data.
 //! Each column writer is made from a one-column schema whose column descriptor equals the file's,
 //! so the chunks append to the file's row group as usual.
+//!
+//! A merge's large row groups are encoded as they arrive instead ([`ParquetWriter::write_part`]):
+//! every column's writer stays open for the row group and holds its encoded pages, so only a
+//! part of the row group is held as Arrow data (compressed pages are several times smaller).
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
@@ -16,7 +20,7 @@ use std::sync::{Arc, Mutex};
 use arrow::array::RecordBatch;
 use arrow::datatypes::{Schema, SchemaRef};
 use bytes::Bytes;
-use parquet::arrow::arrow_writer::{compute_leaves, ArrowColumnChunk, ArrowRowGroupWriterFactory};
+use parquet::arrow::arrow_writer::{compute_leaves, ArrowColumnChunk, ArrowColumnWriter, ArrowRowGroupWriterFactory};
 use parquet::arrow::{add_encoded_arrow_schema_to_metadata, ArrowSchemaConverter};
 use parquet::file::metadata::ParquetMetaData;
 use parquet::file::properties::WriterProperties;
@@ -42,6 +46,8 @@ pub(crate) struct ParquetWriter {
     factories: Vec<ArrowRowGroupWriterFactory>,
     schema: SchemaRef,
     threads: usize,
+    /// The column writers of a row group written in parts, per field (one per Parquet leaf).
+    open: Option<Vec<Mutex<Vec<ArrowColumnWriter>>>>,
 }
 
 impl ParquetWriter {
@@ -70,17 +76,81 @@ impl ParquetWriter {
             factories,
             schema: schema.clone(),
             threads,
+            open: None,
         })
     }
 
-    /// Encodes `batches` (of the writer's schema) as one row group.
+    /// Encodes `batches` (of the writer's schema) as one row group, one column writer at a time.
     ///
-    /// Errors: the Parquet encoder's.
+    /// Errors: the Parquet encoder's, or a row group written in parts still open.
     pub(crate) fn write_row_group(&mut self, batches: &[RecordBatch]) -> Result<()> {
+        if self.open.is_some() {
+            return Err(Error::internal("a whole row group written while one is open"));
+        }
+        let rows: usize = batches.iter().map(|b| b.num_rows()).sum();
+        let (schema, factories) = (&self.schema, &self.factories);
+        let encode = |i: usize| -> Result<Vec<ArrowColumnChunk>> {
+            let mut writers = factories[i].create_column_writers(0)?;
+            write_leaves(schema, i, batches, &mut writers)?;
+            writers.into_iter().map(|w| Ok(w.close()?)).collect()
+        };
+        let columns = per_column(schema.fields().len(), self.threads, rows, encode)?;
         let mut rg = self.file.next_row_group()?;
-        for chunks in encode_columns(&self.schema, batches, &self.factories, self.threads)? {
+        for chunks in columns {
             for chunk in chunks {
                 chunk.append_to_row_group(&mut rg)?;
+            }
+        }
+        rg.close()?;
+        Ok(())
+    }
+
+    /// Encodes `batches` as the next rows of the row group in progress, opening one when none is
+    /// ([`ParquetWriter::close_row_group`] closes it). Every column's writer stays open until
+    /// then, holding its encoded pages.
+    ///
+    /// Errors: the Parquet encoder's.
+    pub(crate) fn write_part(&mut self, batches: &[RecordBatch]) -> Result<()> {
+        if self.open.is_none() {
+            let writers = self
+                .factories
+                .iter()
+                .map(|f| Ok(Mutex::new(f.create_column_writers(0)?)))
+                .collect::<Result<Vec<_>>>()?;
+            self.open = Some(writers);
+        }
+        let (schema, Some(open)) = (&self.schema, self.open.as_ref()) else {
+            return Err(Error::internal("no row group open"));
+        };
+        let rows: usize = batches.iter().map(|b| b.num_rows()).sum();
+        per_column(schema.fields().len(), self.threads, rows, |i| {
+            let mut writers = open[i]
+                .lock()
+                .map_err(|_| Error::internal("a column encoder thread panicked"))?;
+            write_leaves(schema, i, batches, &mut writers)
+        })?;
+        Ok(())
+    }
+
+    /// Whether a row group written in parts is open.
+    pub(crate) fn in_row_group(&self) -> bool {
+        self.open.is_some()
+    }
+
+    /// Closes the row group written in parts (nothing when none is open).
+    ///
+    /// Errors: the Parquet encoder's.
+    pub(crate) fn close_row_group(&mut self) -> Result<()> {
+        let Some(open) = self.open.take() else {
+            return Ok(());
+        };
+        let mut rg = self.file.next_row_group()?;
+        for writers in open {
+            let writers = writers
+                .into_inner()
+                .map_err(|_| Error::internal("a column encoder thread panicked"))?;
+            for w in writers {
+                w.close()?.append_to_row_group(&mut rg)?;
             }
         }
         rg.close()?;
@@ -107,33 +177,38 @@ impl ParquetWriter {
     }
 }
 
-/// Encodes the columns of one row group (`batches`), in column order, on up to `threads` threads.
-fn encode_columns(
+/// Writes column `i` of `batches` to its writers (one per Parquet leaf of the field, in order).
+fn write_leaves(
     schema: &SchemaRef,
+    i: usize,
     batches: &[RecordBatch],
-    factories: &[ArrowRowGroupWriterFactory],
-    threads: usize,
-) -> Result<Vec<Vec<ArrowColumnChunk>>> {
-    let n = schema.fields().len();
-    let rows: usize = batches.iter().map(|b| b.num_rows()).sum();
-    let one = |i: usize| -> Result<Vec<ArrowColumnChunk>> {
-        let mut out = Vec::new();
-        for mut writer in factories[i].create_column_writers(0)? {
-            for batch in batches {
-                for leaf in compute_leaves(schema.field(i), batch.column(i))? {
-                    writer.write(&leaf)?;
-                }
-            }
-            out.push(writer.close()?);
+    writers: &mut [ArrowColumnWriter],
+) -> Result<()> {
+    for batch in batches {
+        let leaves = compute_leaves(schema.field(i), batch.column(i))?;
+        if leaves.len() != writers.len() {
+            return Err(Error::internal(format!(
+                "column {i}: {} leaves for {} writers",
+                leaves.len(),
+                writers.len()
+            )));
         }
-        Ok(out)
-    };
+        for (leaf, writer) in leaves.iter().zip(writers.iter_mut()) {
+            writer.write(leaf)?;
+        }
+    }
+    Ok(())
+}
+
+/// Runs `f` for each of `n` columns, in column order of the results, on up to `threads` threads
+/// (on the calling thread for fewer than [`PARALLEL_MIN_ROWS`] `rows`).
+fn per_column<T: Send>(n: usize, threads: usize, rows: usize, f: impl Fn(usize) -> Result<T> + Sync) -> Result<Vec<T>> {
     let threads = threads.min(n);
     if threads <= 1 || rows < PARALLEL_MIN_ROWS {
-        return (0..n).map(one).collect();
+        return (0..n).map(f).collect();
     }
     let next = AtomicUsize::new(0);
-    let results: Vec<Mutex<Option<Result<Vec<ArrowColumnChunk>>>>> = (0..n).map(|_| Mutex::new(None)).collect();
+    let results: Vec<Mutex<Option<Result<T>>>> = (0..n).map(|_| Mutex::new(None)).collect();
     std::thread::scope(|s| {
         for _ in 0..threads {
             s.spawn(|| loop {
@@ -141,7 +216,7 @@ fn encode_columns(
                 if i >= n {
                     break;
                 }
-                let r = one(i);
+                let r = f(i);
                 if let Ok(mut slot) = results[i].lock() {
                     *slot = Some(r);
                 }
@@ -191,16 +266,26 @@ mod tests {
         .unwrap()
     }
 
-    /// Columns encoded on several threads land in order, row groups made of several batches and
-    /// bytes taken between row groups make one file that reads back as the input, serial or not.
+    /// Columns encoded on several threads land in order, row groups made of several batches (at
+    /// once or in parts) and bytes taken between row groups make one file that reads back as the
+    /// input, serial or not.
     #[test]
     fn parallel_column_encoding_round_trips() {
-        for threads in [1, 2, 4] {
+        for (threads, in_parts) in [(1, false), (2, false), (4, false), (1, true), (2, true)] {
             let n = 3 * PARALLEL_MIN_ROWS + 17;
             let parts = [sample(n, 0), sample(5, n), sample(n, n + 5)];
             let schema = parts[0].schema();
             let mut w = ParquetWriter::new(&schema, WriterProperties::builder().build(), threads).unwrap();
-            w.write_row_group(&parts[..2]).unwrap();
+            match in_parts {
+                false => w.write_row_group(&parts[..2]).unwrap(),
+                true => {
+                    w.write_part(&parts[..1]).unwrap();
+                    assert!(w.in_row_group());
+                    w.write_part(&parts[1..2]).unwrap();
+                    w.close_row_group().unwrap();
+                    assert!(!w.in_row_group());
+                }
+            }
             let mut buf = w.take_bytes().unwrap().to_vec();
             assert_eq!(buf.len(), w.bytes_written());
             w.write_row_group(&parts[2..]).unwrap();

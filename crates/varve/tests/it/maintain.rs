@@ -639,9 +639,19 @@ async fn compaction_in_chunks_matches_a_sort() {
     }
     let r = lake.maintain("k", &MaintainOptions::default()).await.unwrap();
     assert_eq!(r.files_after, 1, "{r:?}");
+    check_sorted_table(&lake, &backend, "k", want).await;
+}
 
+/// The table `table` holds exactly the rows `want` (host, ts, bits of v), and each of its live
+/// data files is in (host, ts) order; returns the row counts of the files' row groups.
+async fn check_sorted_table(
+    lake: &Lake,
+    backend: &Backend,
+    table: &str,
+    mut want: Vec<(String, i64, u64)>,
+) -> Vec<i64> {
     let got = lake
-        .sql("SELECT host, ts, v FROM k ORDER BY host, ts, v")
+        .sql(&format!("SELECT host, ts, v FROM {table} ORDER BY host, ts, v"))
         .await
         .unwrap();
     let mut rows: Vec<(String, i64, u64)> = Vec::new();
@@ -667,11 +677,11 @@ async fn compaction_in_chunks_matches_a_sort() {
 
     // The compacted file itself is in (host, ts) order.
     let mut checked = 0;
-    for (name, bytes) in data_files(&backend, "k").await {
-        let reader = parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(bytes)
-            .unwrap()
-            .build()
-            .unwrap();
+    let mut groups = Vec::new();
+    for (name, bytes) in data_files(backend, table).await {
+        let reader = parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(bytes).unwrap();
+        groups.extend(reader.metadata().row_groups().iter().map(|rg| rg.num_rows()));
+        let reader = reader.build().unwrap();
         let mut last: Option<(String, i64)> = None;
         for b in reader {
             let b = b.unwrap();
@@ -700,4 +710,45 @@ async fn compaction_in_chunks_matches_a_sort() {
         }
     }
     assert_eq!(checked, want.len(), "rows in live data files");
+    groups
+}
+
+/// Row groups larger than the part the output buffers as Arrow data (65,536 rows) are encoded in
+/// parts into open column writers: the compacted table holds exactly the rows appended, in order,
+/// in row groups of `varve.row-group-rows`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn compaction_encodes_large_row_groups_in_parts() {
+    let backend = Backend::local();
+    let lake = backend.open();
+    create(
+        &lake,
+        "p",
+        &[
+            ("varve.auto-maintain", "false"),
+            ("varve.row-group-rows", "100000"),
+            ("varve.snapshot-retention", "0s"),
+            ("varve.min-snapshots", "1"),
+        ],
+    )
+    .await;
+    let hosts: Vec<String> = (0..7).map(|h| format!("h{h}")).collect();
+    let mut rng = varve_testkit::Rng(0x51ED_2701);
+    let mut want: Vec<(String, i64, u64)> = Vec::new();
+    for a in 0..4i64 {
+        let mut rows = Vec::new();
+        for i in 0..40_000i64 {
+            let h = &hosts[rng.next(hosts.len() as u64) as usize];
+            let ts = 19_000 * DAY_US + (i * 4 + a) * 500_000;
+            let v = rng.next(1_000_000) as f64 / 4.0;
+            rows.push((ts, h.as_str(), v));
+            want.push((h.clone(), ts, v.to_bits()));
+        }
+        lake.append("p", vec![batch(&rows)], AppendOptions::default())
+            .await
+            .unwrap();
+    }
+    let r = lake.maintain("p", &MaintainOptions::default()).await.unwrap();
+    assert_eq!(r.files_after, 1, "{r:?}");
+    let groups = check_sorted_table(&lake, &backend, "p", want).await;
+    assert_eq!(groups, vec![100_000, 60_000], "{r:?}");
 }
