@@ -85,9 +85,10 @@ enum Cmd {
         /// Keep the local lake after the run (its path is printed; --target local only).
         #[arg(long)]
         keep_lake: bool,
-        /// After loading, run the queries, maintain every table (compaction, expiry, orphan
-        /// cleanup; timed, with its peak memory, in a fresh process), then run the queries again:
-        /// results show each query before and after.
+        /// Load the data twice by the same commits, maintain every table of one lake (compaction,
+        /// expiry, orphan cleanup; timed, with its peak memory, in a fresh process), then run each
+        /// query on the unmaintained copy (phase `before`) and on the maintained lake (`after`)
+        /// one after the other: results show each query before and after, side by side.
         #[arg(long)]
         maintain: bool,
         /// Also load the same data into a second lake in one commit per table and run the

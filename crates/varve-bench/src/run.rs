@@ -61,7 +61,8 @@ pub struct RunOptions {
     pub results_dir: PathBuf,
     /// Keep the local lake after the run.
     pub keep_lake: bool,
-    /// Maintain the tables after loading, and run the queries before and after.
+    /// Maintain the tables after loading, and run the queries on an unmaintained copy loaded by
+    /// the same commits (phase `before`) and on the maintained lake (`after`), side by side.
     pub maintain: bool,
     /// Also load the data in one commit per table into a second lake and run the queries there
     /// (phase `one-commit`).
@@ -192,21 +193,26 @@ pub fn run(opts: &RunOptions) -> Result<RunOutcome, String> {
         opts.commit_rows,
         "load",
     )?;
-    // The baseline lake: the same data in one commit per table, in a second directory or under a
-    // second prefix of the bucket.
-    let baseline_dir = match (opts.one_commit_baseline, opts.target) {
-        (true, Target::Local) => Some(
-            tempfile::Builder::new()
-                .prefix("lake-one-commit-")
-                .tempdir_in(&opts.data_dir)
-                .map_err(|e| format!("{}: {e}", opts.data_dir.display()))?,
-        ),
-        _ => None,
+    // Second lakes, in directories of their own or under prefixes of the bucket: the same data in
+    // one commit per table (the baseline), and with --maintain the same commits again, left
+    // unmaintained (the "before" side, queried side by side with the maintained lake).
+    let second_lake = |wanted: bool, name: &str| -> Result<(Option<tempfile::TempDir>, String), String> {
+        let dir = match (wanted, opts.target) {
+            (true, Target::Local) => Some(
+                tempfile::Builder::new()
+                    .prefix(&format!("lake-{name}-"))
+                    .tempdir_in(&opts.data_dir)
+                    .map_err(|e| format!("{}: {e}", opts.data_dir.display()))?,
+            ),
+            _ => None,
+        };
+        let url = match &dir {
+            Some(d) => d.path().display().to_string(),
+            None => format!("s3://bench/lake-{name}"),
+        };
+        Ok((dir, url))
     };
-    let baseline_url = match &baseline_dir {
-        Some(d) => d.path().display().to_string(),
-        None => "s3://bench/lake-one-commit".to_string(),
-    };
+    let (_baseline_dir, baseline_url) = second_lake(opts.one_commit_baseline, "one-commit")?;
     if opts.one_commit_baseline {
         let counters = Arc::new(Counters::default());
         let mut one = load(
@@ -225,13 +231,34 @@ pub fn run(opts: &RunOptions) -> Result<RunOutcome, String> {
         }
         ingest.extend(one);
     }
+    let (_before_dir, before_url) = second_lake(opts.maintain, "unmaintained")?;
+    if opts.maintain {
+        let counters = Arc::new(Counters::default());
+        let mut copy = load(
+            &rt,
+            opts,
+            &before_url,
+            &options,
+            &counters,
+            &info,
+            &data,
+            opts.commit_rows,
+            "load (unmaintained copy)",
+        )?;
+        for i in &mut copy {
+            i.table.push_str(" (unmaintained copy)");
+        }
+        ingest.extend(copy);
+    }
 
     let work = tempfile::tempdir().map_err(|e| e.to_string())?;
     let mut duck = DuckDb::start(&python, &data, opts.suite.namespace(), work.path())?;
     let exe = std::env::current_exe().map_err(|e| e.to_string())?;
-    let run_queries = |url: &str, phase: &str, duck: &mut DuckDb| -> Vec<QueryRecord> {
+    // Each query runs on every lake in turn before the next query, so that the host's drift
+    // over the run (a third between hours here) does not fall between the phases compared.
+    let run_queries = |lakes: &[(&str, &str)], duck: &mut DuckDb| -> Vec<QueryRecord> {
         let mut records = vec![];
-        for q in &queries {
+        for (q, &(url, phase)) in queries.iter().flat_map(|q| lakes.iter().map(move |l| (q, l))) {
             let ours = work.path().join(format!("{}{phase}.varve.parquet", q.name));
             let theirs = work.path().join(format!("{}{phase}.duckdb.parquet", q.name));
             let mut cmd = Command::new(&exe);
@@ -301,8 +328,8 @@ pub fn run(opts: &RunOptions) -> Result<RunOutcome, String> {
         records
     };
     let mut maintenance = None;
-    let records = if opts.maintain {
-        let mut before = run_queries(&url, "-before", &mut duck);
+    if opts.maintain {
+        // The unmaintained copy was loaded by the same commits; only this lake is maintained.
         let m = crate::maintain_step::in_fresh_process(&url, &options, opts.latency)?;
         eprintln!(
             "maintain: {:.2} s, {} rows rewritten ({:.0} rows/s), files {} -> {}, peak RSS {:.0} MiB",
@@ -314,15 +341,15 @@ pub fn run(opts: &RunOptions) -> Result<RunOutcome, String> {
             m.peak_rss_bytes as f64 / (1024.0 * 1024.0)
         );
         maintenance = Some(m);
-        before.extend(run_queries(&url, "-after", &mut duck));
-        before
-    } else {
-        run_queries(&url, "", &mut duck)
-    };
-    let mut records = records;
-    if opts.one_commit_baseline {
-        records.extend(run_queries(&baseline_url, "-one-commit", &mut duck));
     }
+    let mut lakes: Vec<(&str, &str)> = match opts.maintain {
+        true => vec![(&before_url, "-before"), (&url, "-after")],
+        false => vec![(&url, "")],
+    };
+    if opts.one_commit_baseline {
+        lakes.push((&baseline_url, "-one-commit"));
+    }
+    let records = run_queries(&lakes, &mut duck);
 
     let (cpu, cores, memory_bytes, os) = report::machine();
     let (commit, dirty) = report::commit();
