@@ -1,0 +1,479 @@
+//! The HTTP routes and what each answers:
+//!
+//! - `POST /v1/sql`: one SQL statement (the body as text, or JSON `{"sql": "..."}`), answered in
+//!   the negotiated format (`results`), streamed. Errors before the first row are JSON
+//!   `{"error": ..., "kind": ...}` with a status by kind (400 bad SQL, 404 missing table, 409
+//!   conflict, 413 row limit, 503 busy, 504 timeout); an error after it cuts the body off, so a
+//!   client never takes a partial result for a whole one.
+//! - `GET /v1/tables`: `{"tables": ["ns.t", ...]}`; `GET /v1/tables/{name}`: the table's info
+//!   (as `varve info --json`).
+//! - `GET /health`: 200 `ok` (no token needed); `GET /metrics`: Prometheus metrics.
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use axum::body::{Body, Bytes};
+use axum::extract::{Path, Query, State};
+use axum::http::{header, HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use axum::Router;
+use datafusion::execution::SendableRecordBatchStream;
+use futures::StreamExt;
+use serde::Deserialize;
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
+use varve::{ErrorKind, Lake, QueryOptions};
+
+use crate::auth::{self, Access};
+use crate::metrics::Metrics;
+use crate::results::{Encoder, Format};
+use crate::ServerConfig;
+
+/// What every handler shares.
+#[derive(Debug, Clone)]
+pub(crate) struct AppState(Arc<Inner>);
+
+#[derive(Debug)]
+struct Inner {
+    lake: Arc<Lake>,
+    config: ServerConfig,
+    slots: Arc<Semaphore>,
+    metrics: Metrics,
+}
+
+impl AppState {
+    pub(crate) fn new(lake: Arc<Lake>, config: ServerConfig) -> AppState {
+        let slots = Arc::new(Semaphore::new(config.max_in_flight));
+        AppState(Arc::new(Inner {
+            lake,
+            config,
+            slots,
+            metrics: Metrics::new(),
+        }))
+    }
+}
+
+/// The routes over `state`.
+pub(crate) fn router(state: AppState) -> Router {
+    Router::new()
+        .route("/health", get(health))
+        .route("/metrics", get(metrics))
+        .route("/v1/sql", post(sql))
+        .route("/v1/tables", get(tables))
+        .route("/v1/tables/{name}", get(table))
+        .with_state(state)
+}
+
+/// An error answered as JSON `{"error": message, "kind": code}`.
+#[derive(Debug)]
+struct ApiError {
+    status: StatusCode,
+    kind: &'static str,
+    message: String,
+}
+
+impl ApiError {
+    fn new(status: StatusCode, kind: &'static str, message: impl Into<String>) -> ApiError {
+        ApiError {
+            status,
+            kind,
+            message: message.into(),
+        }
+    }
+}
+
+impl From<varve::Error> for ApiError {
+    fn from(e: varve::Error) -> ApiError {
+        let status = match e.kind() {
+            ErrorKind::NotFound => StatusCode::NOT_FOUND,
+            ErrorKind::AlreadyExists | ErrorKind::Conflict => StatusCode::CONFLICT,
+            ErrorKind::InvalidInput | ErrorKind::SchemaMismatch => StatusCode::BAD_REQUEST,
+            ErrorKind::LimitExceeded => StatusCode::PAYLOAD_TOO_LARGE,
+            ErrorKind::Timeout => StatusCode::GATEWAY_TIMEOUT,
+            ErrorKind::Unsupported => StatusCode::NOT_IMPLEMENTED,
+            ErrorKind::Storage => StatusCode::BAD_GATEWAY,
+            ErrorKind::Corruption | ErrorKind::Internal => StatusCode::INTERNAL_SERVER_ERROR,
+        };
+        ApiError::new(status, e.kind().code(), e.to_string())
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        let body = serde_json::json!({"error": self.message, "kind": self.kind});
+        let mut r = (self.status, axum::Json(body)).into_response();
+        if self.status == StatusCode::UNAUTHORIZED {
+            r.headers_mut()
+                .insert(header::WWW_AUTHENTICATE, header::HeaderValue::from_static("Bearer"));
+        }
+        r
+    }
+}
+
+/// The access of a request, or 401 when it has less than `needed`.
+fn check_access(state: &AppState, headers: &HeaderMap, needed: Access) -> Result<Access, ApiError> {
+    let header = headers.get(header::AUTHORIZATION).and_then(|v| v.to_str().ok());
+    let cfg = &state.0.config;
+    let access = auth::access(cfg.tokens.as_ref(), cfg.allow_anonymous_read, header);
+    let enough = match needed {
+        Access::None => true,
+        Access::Read => access != Access::None,
+        Access::Write => access == Access::Write,
+    };
+    match enough {
+        true => Ok(access),
+        false if access == Access::Read => Err(ApiError::new(
+            StatusCode::UNAUTHORIZED,
+            "unauthorized",
+            "this request changes data and needs a token (Authorization: Bearer <token>)",
+        )),
+        false => Err(ApiError::new(
+            StatusCode::UNAUTHORIZED,
+            "unauthorized",
+            "a token is needed (Authorization: Bearer <token>)",
+        )),
+    }
+}
+
+/// Waits for a request slot (`max_in_flight`), or 503 after `queue_timeout`.
+async fn slot(state: &AppState) -> Result<OwnedSemaphorePermit, ApiError> {
+    let wait = state.0.config.queue_timeout;
+    match tokio::time::timeout(wait, state.0.slots.clone().acquire_owned()).await {
+        Ok(Ok(p)) => Ok(p),
+        _ => Err(ApiError::new(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "busy",
+            format!(
+                "the server is busy: {} requests are running and none finished within {:?}",
+                state.0.config.max_in_flight, wait
+            ),
+        )),
+    }
+}
+
+/// Counts the request and answers.
+fn answer(state: &AppState, route: &str, r: Result<Response, ApiError>) -> Response {
+    let r = r.unwrap_or_else(|e| e.into_response());
+    state.0.metrics.request(route, r.status().as_u16());
+    r
+}
+
+async fn health() -> &'static str {
+    "ok\n"
+}
+
+async fn metrics(State(state): State<AppState>, headers: HeaderMap) -> Response {
+    let r = check_access(&state, &headers, Access::Read).map(|_| {
+        (
+            [(
+                header::CONTENT_TYPE,
+                "application/openmetrics-text; version=1.0.0; charset=utf-8",
+            )],
+            state.0.metrics.encode(),
+        )
+            .into_response()
+    });
+    answer(&state, "/metrics", r)
+}
+
+async fn tables(State(state): State<AppState>, headers: HeaderMap) -> Response {
+    let r = async {
+        check_access(&state, &headers, Access::Read)?;
+        let names: Vec<String> = state.0.lake.tables().await?.iter().map(|t| t.to_string()).collect();
+        Ok(axum::Json(serde_json::json!({ "tables": names })).into_response())
+    };
+    let r = r.await;
+    answer(&state, "/v1/tables", r)
+}
+
+async fn table(State(state): State<AppState>, headers: HeaderMap, Path(name): Path<String>) -> Response {
+    let r = async {
+        check_access(&state, &headers, Access::Read)?;
+        let info = state.0.lake.info(&name).await?;
+        Ok(axum::Json(info).into_response())
+    };
+    let r = r.await;
+    answer(&state, "/v1/tables/{name}", r)
+}
+
+/// `?format=` of `/v1/sql`.
+#[derive(Debug, Deserialize)]
+struct SqlQuery {
+    format: Option<String>,
+}
+
+/// The JSON body of `/v1/sql`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SqlBody {
+    sql: String,
+    #[serde(default)]
+    params: Vec<serde_json::Value>,
+}
+
+async fn sql(State(state): State<AppState>, headers: HeaderMap, Query(q): Query<SqlQuery>, body: Bytes) -> Response {
+    let started = Instant::now();
+    let r = run_sql(&state, &headers, q, body, started).await;
+    answer(&state, "/v1/sql", r)
+}
+
+async fn run_sql(
+    state: &AppState,
+    headers: &HeaderMap,
+    q: SqlQuery,
+    body: Bytes,
+    started: Instant,
+) -> Result<Response, ApiError> {
+    let access = check_access(state, headers, Access::Read)?;
+    let format = match (&q.format, headers.get(header::ACCEPT).and_then(|v| v.to_str().ok())) {
+        (Some(name), _) => {
+            Format::from_name(name).map_err(|m| ApiError::new(StatusCode::BAD_REQUEST, "invalid_input", m))?
+        }
+        (None, Some(accept)) => Format::from_accept(accept).unwrap_or(Format::Json),
+        (None, None) => Format::Json,
+    };
+    let sql = statement(headers, &body)?;
+    if access == Access::Read && !reads_only(&sql) {
+        check_access(state, headers, Access::Write)?;
+    }
+    let permit = slot(state).await?;
+    let cfg = &state.0.config;
+    let deadline = cfg.query_timeout.map(|t| tokio::time::Instant::now() + t);
+    let timed_out = || {
+        ApiError::new(
+            StatusCode::GATEWAY_TIMEOUT,
+            "timeout",
+            format!(
+                "the query ran past the server's query timeout ({:?}) and was cancelled",
+                cfg.query_timeout.unwrap_or_default()
+            ),
+        )
+    };
+    let limits = QueryOptions {
+        timeout: None,
+        max_rows: None,
+        memory_limit: cfg.memory_limit,
+    };
+    let session = state.0.lake.session(limits)?;
+    // Planning and the first batch happen before the status is sent, so that their errors get one.
+    let first = async {
+        let (schema, mut stream) = session.sql_stream(&sql).await?;
+        let first = stream.next().await.transpose().map_err(varve::Error::from)?;
+        Ok::<_, varve::Error>((schema, stream, first))
+    };
+    let (schema, stream, first) = match deadline {
+        Some(d) => tokio::time::timeout_at(d, first).await.map_err(|_| timed_out())??,
+        None => first.await?,
+    };
+    let max_rows = cfg.max_result_rows;
+    if let (Some(max), Some(b)) = (max_rows, &first) {
+        if b.num_rows() > max {
+            return Err(ApiError::new(
+                StatusCode::PAYLOAD_TOO_LARGE,
+                "limit_exceeded",
+                format!("the result has more than {max} rows, the server's max-result-rows"),
+            ));
+        }
+    }
+    let mut encoder = Encoder::new(format, &schema)
+        .map_err(|e| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "internal", e.to_string()))?;
+    let opening = match &first {
+        Some(b) => encoder.write(b),
+        None => Ok(Bytes::new()),
+    }
+    .map_err(|e| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "internal", e.to_string()))?;
+
+    let feed = Feed {
+        state: state.clone(),
+        stream: Some(stream),
+        encoder: Some(encoder),
+        schema,
+        rows: first.as_ref().map(|b| b.num_rows()).unwrap_or(0),
+        max_rows,
+        deadline,
+        started,
+        _permit: permit,
+        _session: session,
+        opening: Some(opening),
+    };
+    state.0.metrics.in_flight.inc();
+    let body = Body::from_stream(futures::stream::unfold(feed, Feed::next));
+    Ok(([(header::CONTENT_TYPE, format.content_type())], body).into_response())
+}
+
+/// The statement of a `/v1/sql` body: JSON `{"sql": ...}` when the content type says JSON, else
+/// the body as UTF-8 text.
+fn statement(headers: &HeaderMap, body: &[u8]) -> Result<String, ApiError> {
+    let bad = |m: String| ApiError::new(StatusCode::BAD_REQUEST, "invalid_input", m);
+    let json = headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|c| c.trim_start().to_ascii_lowercase().starts_with("application/json"));
+    let sql = match json {
+        true => {
+            let b: SqlBody = serde_json::from_slice(body)
+                .map_err(|e| bad(format!("the JSON body must be {{\"sql\": \"...\"}}: {e}")))?;
+            if !b.params.is_empty() {
+                return Err(ApiError::new(
+                    StatusCode::NOT_IMPLEMENTED,
+                    "unsupported",
+                    "query parameters (\"params\") are not supported yet: write the values into the SQL text",
+                ));
+            }
+            b.sql
+        }
+        false => String::from_utf8(body.to_vec()).map_err(|e| bad(format!("the body is not UTF-8 text: {e}")))?,
+    };
+    let (mut statements, rest) = varve::split_statements(&sql).map_err(|e| bad(e.to_string()))?;
+    if !rest.trim().is_empty() {
+        statements.push(rest);
+    }
+    match statements.len() {
+        0 => Err(bad("no SQL statement in the body".into())),
+        1 => Ok(statements.remove(0)),
+        n => Err(bad(format!("one SQL statement per request, got {n}"))),
+    }
+}
+
+/// Whether the statement `sql` only reads: its first keyword (after `EXPLAIN` and `VERBOSE`,
+/// but not `EXPLAIN ANALYZE`, which runs the statement) is `SELECT`, `WITH`, `VALUES`, `SHOW`,
+/// `DESCRIBE` or `EXPLAIN`, by DataFusion's SQL tokenizer (comments and parentheses skipped).
+/// Conservative: text it cannot classify counts as a write.
+fn reads_only(sql: &str) -> bool {
+    use datafusion::sql::sqlparser::dialect::GenericDialect;
+    use datafusion::sql::sqlparser::tokenizer::{Token, Tokenizer};
+    let Ok(tokens) = Tokenizer::new(&GenericDialect {}, sql).tokenize() else {
+        return false;
+    };
+    let mut words = tokens.iter().filter_map(|t| match t {
+        Token::Whitespace(_) | Token::LParen => None,
+        Token::Word(w) if w.quote_style.is_none() => Some(w.value.to_ascii_uppercase()),
+        _ => Some(String::new()),
+    });
+    let mut first = words.next().unwrap_or_default();
+    if first == "EXPLAIN" {
+        first = words.next().unwrap_or_default();
+        if first == "ANALYZE" {
+            return false;
+        }
+        if first == "VERBOSE" {
+            first = words.next().unwrap_or_default();
+        }
+    }
+    matches!(first.as_str(), "SELECT" | "WITH" | "VALUES" | "SHOW" | "DESCRIBE")
+}
+
+/// The state of a streamed result body.
+struct Feed {
+    state: AppState,
+    stream: Option<SendableRecordBatchStream>,
+    encoder: Option<Encoder>,
+    schema: arrow::datatypes::SchemaRef,
+    rows: usize,
+    max_rows: Option<usize>,
+    deadline: Option<tokio::time::Instant>,
+    started: Instant,
+    opening: Option<Bytes>,
+    _permit: OwnedSemaphorePermit,
+    _session: varve::Session,
+}
+
+impl Feed {
+    /// The next chunk of the body; an `Err` cuts the body off.
+    async fn next(mut self) -> Option<(Result<Bytes, std::io::Error>, Feed)> {
+        if let Some(b) = self.opening.take() {
+            self.count(b.len());
+            return Some((Ok(b), self));
+        }
+        let stream = self.stream.as_mut()?;
+        let next = match self.deadline {
+            Some(d) => match tokio::time::timeout_at(d, stream.next()).await {
+                Ok(n) => n,
+                Err(_) => return self.fail("the query ran past the server's query timeout and was cancelled".into()),
+            },
+            None => stream.next().await,
+        };
+        match next {
+            Some(Ok(batch)) => {
+                self.rows += batch.num_rows();
+                if let Some(max) = self.max_rows.filter(|m| self.rows > *m) {
+                    return self.fail(format!(
+                        "the result has more than {max} rows, the server's max-result-rows"
+                    ));
+                }
+                self.state.0.metrics.rows_sent.inc_by(batch.num_rows() as u64);
+                let encoder = self.encoder.as_mut()?;
+                match encoder.write(&batch) {
+                    Ok(b) => {
+                        self.count(b.len());
+                        Some((Ok(b), self))
+                    }
+                    Err(e) => self.fail(e.to_string()),
+                }
+            }
+            Some(Err(e)) => self.fail(varve::Error::from(e).to_string()),
+            None => {
+                self.stream = None;
+                let encoder = self.encoder.take()?;
+                let tail = encoder.finish(&self.schema);
+                self.done();
+                match tail {
+                    Ok(b) => {
+                        self.count(b.len());
+                        Some((Ok(b), self))
+                    }
+                    Err(e) => Some((Err(std::io::Error::other(e.to_string())), self)),
+                }
+            }
+        }
+    }
+
+    fn count(&self, bytes: usize) {
+        self.state.0.metrics.bytes_sent.inc_by(bytes as u64);
+    }
+
+    fn done(&self) {
+        let m = &self.state.0.metrics;
+        m.in_flight.dec();
+        m.query_seconds.observe(self.started.elapsed().as_secs_f64());
+    }
+
+    /// Ends the body with an error (the client sees a cut-off response, never a short result).
+    fn fail(mut self, message: String) -> Option<(Result<Bytes, std::io::Error>, Feed)> {
+        tracing::warn!(error = %message, "a streamed SQL result failed");
+        self.stream = None;
+        self.encoder = None;
+        self.done();
+        Some((Err(std::io::Error::other(message)), self))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::reads_only;
+
+    #[test]
+    fn statements_that_only_read() {
+        for s in [
+            "SELECT 1",
+            "  with x as (select 1) select * from x",
+            "explain select 1",
+            "EXPLAIN VERBOSE SELECT 1",
+            "SHOW TABLES",
+            "-- a note\n/* and */ select 2",
+            "(SELECT 1)",
+        ] {
+            assert!(reads_only(s), "{s}");
+        }
+        for s in [
+            "INSERT INTO t VALUES (1)",
+            "DELETE FROM t",
+            "EXPLAIN ANALYZE INSERT INTO t VALUES (1)",
+            "CREATE TABLE t (a int)",
+            "\"select\" 1",
+            "",
+        ] {
+            assert!(!reads_only(s), "{s}");
+        }
+    }
+}

@@ -1,0 +1,121 @@
+//! Varve's query server, started by `varve serve`: SQL over HTTP for many clients from one
+//! stateless process over a lake (a local directory or a bucket that other processes write too).
+//!
+//! | module | owns |
+//! |---|---|
+//! | `config` | [`ServerConfig`]: listen address, tokens, limits |
+//! | `auth` | bearer tokens: who may read, who may write |
+//! | `http` | the routes: `POST /v1/sql`, `GET /v1/tables`, `GET /v1/tables/{name}`, `GET /health`, `GET /metrics` |
+//! | `results` | a query's batches as a streamed body: JSON, NDJSON, CSV, Arrow IPC stream, Parquet |
+//! | `metrics` | Prometheus counters and histograms (OpenMetrics text at `/metrics`) |
+//!
+//! ```no_run
+//! # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+//! use std::collections::HashMap;
+//! let lake = varve::Lake::open("./lake", &HashMap::new())?;
+//! let server = varve_server::Server::bind(lake, varve_server::ServerConfig::default()).await?;
+//! println!("listening on http://{}", server.http_addr());
+//! server.run(async { tokio::signal::ctrl_c().await.ok(); }).await?;
+//! # Ok(()) }
+//! ```
+
+#![forbid(unsafe_code)]
+#![warn(missing_docs, missing_debug_implementations)]
+
+mod auth;
+mod config;
+mod http;
+mod metrics;
+mod results;
+
+use std::future::{Future, IntoFuture};
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+pub use auth::Tokens;
+pub use config::ServerConfig;
+
+/// Why the server could not start or stopped with an error.
+#[derive(Debug, thiserror::Error)]
+pub enum ServerError {
+    /// The listen address could not be bound (in use, not permitted).
+    #[error("cannot listen on {addr}: {source}")]
+    Bind {
+        /// The address asked for.
+        addr: SocketAddr,
+        /// The system's error.
+        source: std::io::Error,
+    },
+    /// A configuration value is invalid (the message names it).
+    #[error("{0}")]
+    Config(String),
+    /// Serving failed.
+    #[error("server: {0}")]
+    Io(#[from] std::io::Error),
+}
+
+/// A bound server: its listener is open (so [`Server::http_addr`] is known, also for port 0) and
+/// [`Server::run`] serves until the shutdown future completes.
+#[derive(Debug)]
+pub struct Server {
+    state: http::AppState,
+    http: tokio::net::TcpListener,
+    grace: std::time::Duration,
+}
+
+impl Server {
+    /// Binds the HTTP listener of `config` over `lake`.
+    ///
+    /// Errors: [`ServerError::Bind`] when the address cannot be bound; [`ServerError::Config`] for
+    /// invalid limits.
+    pub async fn bind(lake: varve::Lake, config: ServerConfig) -> Result<Server, ServerError> {
+        config.validate()?;
+        let http = tokio::net::TcpListener::bind(config.http)
+            .await
+            .map_err(|source| ServerError::Bind {
+                addr: config.http,
+                source,
+            })?;
+        let grace = config.shutdown_grace;
+        Ok(Server {
+            state: http::AppState::new(Arc::new(lake), config),
+            http,
+            grace,
+        })
+    }
+
+    /// The address the HTTP listener is bound to.
+    pub fn http_addr(&self) -> SocketAddr {
+        self.http
+            .local_addr()
+            .unwrap_or_else(|_| SocketAddr::from(([127, 0, 0, 1], 0)))
+    }
+
+    /// Serves until `shutdown` completes, then stops accepting connections and lets requests in
+    /// flight finish for up to the configured grace period (`shutdown_grace`); those still running
+    /// then are dropped, which cancels their queries. A write is one commit: it either committed
+    /// before its connection closed or did not happen.
+    ///
+    /// Errors: [`ServerError::Io`] when accepting connections fails.
+    pub async fn run(self, shutdown: impl Future<Output = ()> + Send + 'static) -> Result<(), ServerError> {
+        let app = http::router(self.state);
+        let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
+        let mut stopped = stop_rx.clone();
+        let serve = axum::serve(self.http, app).with_graceful_shutdown(async move {
+            shutdown.await;
+            let _ = stop_tx.send(true);
+        });
+        let grace = self.grace;
+        let deadline = async move {
+            let _ = stopped.wait_for(|s| *s).await;
+            tokio::time::sleep(grace).await;
+        };
+        tokio::select! {
+            r = serve.into_future() => r.map_err(ServerError::Io),
+            _ = deadline => {
+                tracing::warn!("requests still running after the shutdown grace period were cancelled");
+                Ok(())
+            }
+        }
+    }
+}

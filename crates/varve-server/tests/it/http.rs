@@ -1,0 +1,371 @@
+//! The HTTP API: SQL in every format, errors by kind, tokens, limits, listings, metrics, shutdown.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use arrow::array::{Array, Float64Array, RecordBatch, RecordBatchReader, StringArray, TimestampMicrosecondArray};
+use arrow::compute::concat_batches;
+use arrow::datatypes::{DataType, Field, Schema, TimeUnit};
+use varve::{AppendOptions, Lake, TableContract};
+use varve_server::{Server, ServerConfig, Tokens};
+
+/// A lake with `m.cpu`: 3 hosts x 1,000 readings a minute apart, one of them with NULL values.
+async fn lake(dir: &std::path::Path) -> Lake {
+    let lake = Lake::open(dir.to_str().unwrap(), &HashMap::new()).unwrap();
+    let schema = Arc::new(Schema::new(vec![
+        Field::new(
+            "ts",
+            DataType::Timestamp(TimeUnit::Microsecond, Some("UTC".into())),
+            false,
+        ),
+        Field::new("host", DataType::Utf8, true),
+        Field::new("v", DataType::Float64, true),
+    ]));
+    let contract = TableContract::time_series("ts").with_series_key(["host"]);
+    lake.create_table("m.cpu", &schema, &contract).await.unwrap();
+    let n = 3000;
+    let batch = RecordBatch::try_new(
+        schema,
+        vec![
+            Arc::new(
+                TimestampMicrosecondArray::from_iter_values((0..n).map(|i| (i / 3) * 60_000_000)).with_timezone("UTC"),
+            ),
+            Arc::new(StringArray::from_iter_values((0..n).map(|i| format!("h{}", i % 3)))),
+            Arc::new(Float64Array::from_iter(
+                (0..n).map(|i| (i % 7 != 0).then_some(i as f64 / 4.0)),
+            )),
+        ],
+    )
+    .unwrap();
+    lake.append("m.cpu", vec![batch], AppendOptions::default())
+        .await
+        .unwrap();
+    lake
+}
+
+/// A running server; dropping the sender stops it.
+struct Running {
+    base: String,
+    stop: Option<tokio::sync::oneshot::Sender<()>>,
+    task: tokio::task::JoinHandle<Result<(), varve_server::ServerError>>,
+}
+
+async fn start(lake: Lake, config: ServerConfig) -> Running {
+    let config = ServerConfig {
+        http: "127.0.0.1:0".parse().unwrap(),
+        ..config
+    };
+    let server = Server::bind(lake, config).await.unwrap();
+    let base = format!("http://{}", server.http_addr());
+    let (tx, rx) = tokio::sync::oneshot::channel::<()>();
+    let task = tokio::spawn(server.run(async move {
+        let _ = rx.await;
+    }));
+    Running {
+        base,
+        stop: Some(tx),
+        task,
+    }
+}
+
+impl Running {
+    async fn stop(mut self) {
+        drop(self.stop.take());
+        self.task.await.unwrap().unwrap();
+    }
+}
+
+const QUERY: &str = "SELECT ts, host, v FROM m.cpu WHERE ts < TIMESTAMP '1970-01-01T05:00:00Z' ORDER BY host, ts";
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sql_answers_in_every_format() {
+    let dir = tempfile::tempdir().unwrap();
+    let lake = lake(dir.path()).await;
+    let want = lake.sql(QUERY).await.unwrap();
+    let want = concat_batches(&want.batches[0].schema(), &want.batches).unwrap();
+    assert_eq!(want.num_rows(), 900);
+    let s = start(lake, ServerConfig::default()).await;
+    let http = reqwest::Client::new();
+    let url = format!("{}/v1/sql", s.base);
+
+    assert_eq!(
+        http.get(format!("{}/health", s.base))
+            .send()
+            .await
+            .unwrap()
+            .text()
+            .await
+            .unwrap(),
+        "ok\n"
+    );
+
+    // JSON: an array of objects, NULLs as null, timestamps as text.
+    let r = http.post(&url).body(QUERY).send().await.unwrap();
+    assert_eq!(r.status(), 200);
+    assert_eq!(r.headers()["content-type"], "application/json");
+    let rows: Vec<serde_json::Value> = serde_json::from_str(&r.text().await.unwrap()).unwrap();
+    assert_eq!(rows.len(), 900);
+    let hosts = want.column(1).as_any().downcast_ref::<StringArray>().unwrap();
+    let values = want.column(2).as_any().downcast_ref::<Float64Array>().unwrap();
+    for (i, row) in rows.iter().enumerate() {
+        assert_eq!(row["host"], hosts.value(i), "row {i}");
+        match values.is_null(i) {
+            true => assert!(row["v"].is_null(), "row {i}: {row}"),
+            false => assert_eq!(row["v"].as_f64(), Some(values.value(i)), "row {i}"),
+        }
+    }
+    assert_eq!(rows[0]["ts"], "1970-01-01T00:00:00Z");
+
+    // The JSON body form, NDJSON by ?format=.
+    let r = http
+        .post(format!("{url}?format=ndjson"))
+        .header("content-type", "application/json")
+        .body(serde_json::json!({ "sql": QUERY }).to_string())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.headers()["content-type"], "application/x-ndjson");
+    let text = r.text().await.unwrap();
+    assert_eq!(text.lines().count(), 900);
+    assert_eq!(
+        serde_json::from_str::<serde_json::Value>(text.lines().next().unwrap()).unwrap(),
+        rows[0]
+    );
+
+    // CSV: a header, then one line per row.
+    let text = http
+        .post(format!("{url}?format=csv"))
+        .body(QUERY)
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines[0], "ts,host,v");
+    assert_eq!(lines.len(), 901);
+
+    // Arrow IPC stream by Accept, and Parquet: the same batches as the lake's own answer.
+    let r = http
+        .post(&url)
+        .header("accept", "application/vnd.apache.arrow.stream")
+        .body(QUERY)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.headers()["content-type"], "application/vnd.apache.arrow.stream");
+    let bytes = r.bytes().await.unwrap();
+    let reader = arrow::ipc::reader::StreamReader::try_new(std::io::Cursor::new(bytes.to_vec()), None).unwrap();
+    let schema = reader.schema();
+    let got: Vec<RecordBatch> = reader.collect::<Result<_, _>>().unwrap();
+    assert_eq!(concat_batches(&schema, &got).unwrap(), want);
+
+    let bytes = http
+        .post(format!("{url}?format=parquet"))
+        .body(QUERY)
+        .send()
+        .await
+        .unwrap()
+        .bytes()
+        .await
+        .unwrap();
+    let reader = parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(bytes)
+        .unwrap()
+        .build()
+        .unwrap();
+    let schema = reader.schema();
+    let got: Vec<RecordBatch> = reader.collect::<Result<_, _>>().unwrap();
+    assert_eq!(concat_batches(&schema, &got).unwrap(), want);
+
+    // An empty result is still a whole document in each format.
+    let empty = "SELECT host, v FROM m.cpu WHERE v > 1e9";
+    assert_eq!(
+        http.post(&url).body(empty).send().await.unwrap().text().await.unwrap(),
+        "[]"
+    );
+    assert_eq!(
+        http.post(format!("{url}?format=csv"))
+            .body(empty)
+            .send()
+            .await
+            .unwrap()
+            .text()
+            .await
+            .unwrap(),
+        "host,v\n"
+    );
+
+    // Listings and metrics.
+    let t: serde_json::Value = http
+        .get(format!("{}/v1/tables", s.base))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(t, serde_json::json!({"tables": ["m.cpu"]}));
+    let info: serde_json::Value = http
+        .get(format!("{}/v1/tables/m.cpu", s.base))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(info["rows"], 3000);
+    let m = http
+        .get(format!("{}/metrics", s.base))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(
+        m.contains("varve_http_requests_total{route=\"/v1/sql\",status=\"200\"}"),
+        "{m}"
+    );
+    assert!(m.contains("varve_result_rows_total"), "{m}");
+    s.stop().await;
+}
+
+/// Status and kind of an error answer, and its message.
+async fn error_of(r: reqwest::Response) -> (u16, String, String) {
+    let status = r.status().as_u16();
+    let body: serde_json::Value = r.json().await.unwrap();
+    (
+        status,
+        body["kind"].as_str().unwrap().to_string(),
+        body["error"].as_str().unwrap().to_string(),
+    )
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn errors_have_a_status_and_a_kind() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = start(
+        lake(dir.path()).await,
+        ServerConfig {
+            max_result_rows: Some(100),
+            ..ServerConfig::default()
+        },
+    )
+    .await;
+    let http = reqwest::Client::new();
+    let url = format!("{}/v1/sql", s.base);
+    let post = |body: &'static str| http.post(&url).body(body).send();
+
+    let (status, kind, msg) = error_of(post("SELEC 1").await.unwrap()).await;
+    assert_eq!((status, kind.as_str()), (400, "invalid_input"), "{msg}");
+    let (status, kind, msg) = error_of(post("SELECT * FROM m.nope").await.unwrap()).await;
+    assert_eq!((status, kind.as_str()), (404, "not_found"), "{msg}");
+    assert!(msg.contains("nope"), "{msg}");
+    let (status, kind, msg) = error_of(post("SELECT 1; SELECT 2").await.unwrap()).await;
+    assert_eq!((status, kind.as_str()), (400, "invalid_input"));
+    assert!(msg.contains("one SQL statement per request, got 2"), "{msg}");
+    let (status, _, msg) = error_of(post("   ").await.unwrap()).await;
+    assert_eq!(status, 400, "{msg}");
+    let (status, kind, msg) = error_of(post("SELECT * FROM m.cpu").await.unwrap()).await;
+    assert_eq!((status, kind.as_str()), (413, "limit_exceeded"));
+    assert!(msg.contains("more than 100 rows"), "{msg}");
+    let r = http
+        .post(format!("{url}?format=xml"))
+        .body("SELECT 1")
+        .send()
+        .await
+        .unwrap();
+    let (status, _, msg) = error_of(r).await;
+    assert_eq!(status, 400);
+    assert!(msg.contains("use json, ndjson, csv, arrow or parquet"), "{msg}");
+    let (status, kind, _) = error_of(http.get(format!("{}/v1/tables/m.nope", s.base)).send().await.unwrap()).await;
+    assert_eq!((status, kind.as_str()), (404, "not_found"));
+    // Within the limit the query answers.
+    let ok = post("SELECT * FROM m.cpu LIMIT 100").await.unwrap();
+    assert_eq!(ok.status(), 200);
+    s.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tokens_guard_reads_and_writes() {
+    let dir = tempfile::tempdir().unwrap();
+    let lake = lake(dir.path()).await;
+    let tokens = Tokens::parse("# the test's token\ns3cret\n").unwrap();
+    let s = start(
+        lake,
+        ServerConfig {
+            tokens: Some(tokens),
+            allow_anonymous_read: true,
+            ..ServerConfig::default()
+        },
+    )
+    .await;
+    let http = reqwest::Client::new();
+    let url = format!("{}/v1/sql", s.base);
+    let insert = "INSERT INTO m.cpu VALUES (TIMESTAMP '2000-01-01T00:00:00Z', 'h9', 1.5)";
+
+    // Without a token: reads yes, writes no.
+    assert_eq!(
+        http.post(&url)
+            .body("SELECT count(*) FROM m.cpu")
+            .send()
+            .await
+            .unwrap()
+            .status(),
+        200
+    );
+    let r = http.post(&url).body(insert).send().await.unwrap();
+    assert_eq!(r.headers()["www-authenticate"], "Bearer");
+    let (status, kind, msg) = error_of(r).await;
+    assert_eq!((status, kind.as_str()), (401, "unauthorized"));
+    assert!(msg.contains("needs a token"), "{msg}");
+    let r = http.post(&url).bearer_auth("wrong").body(insert).send().await.unwrap();
+    assert_eq!(r.status(), 401);
+    // With it the insert commits.
+    let r = http.post(&url).bearer_auth("s3cret").body(insert).send().await.unwrap();
+    assert_eq!(r.status(), 200, "{}", r.text().await.unwrap());
+    let r = http
+        .post(format!("{url}?format=csv"))
+        .body("SELECT count(*) AS n FROM m.cpu WHERE host = 'h9'")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.text().await.unwrap(), "n\n1\n");
+    s.stop().await;
+
+    // Without anonymous reads, a read needs the token too; /health never does.
+    let s = start(
+        Lake::open(dir.path().to_str().unwrap(), &HashMap::new()).unwrap(),
+        ServerConfig {
+            tokens: Tokens::parse("s3cret"),
+            ..ServerConfig::default()
+        },
+    )
+    .await;
+    assert_eq!(
+        http.post(format!("{}/v1/sql", s.base))
+            .body("SELECT 1")
+            .send()
+            .await
+            .unwrap()
+            .status(),
+        401
+    );
+    assert_eq!(
+        http.get(format!("{}/v1/tables", s.base)).send().await.unwrap().status(),
+        401
+    );
+    assert_eq!(
+        http.get(format!("{}/health", s.base)).send().await.unwrap().status(),
+        200
+    );
+    let r = http
+        .get(format!("{}/v1/tables", s.base))
+        .bearer_auth("s3cret")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 200);
+    s.stop().await;
+}
