@@ -7,6 +7,7 @@ mod demo;
 mod import;
 mod maintain;
 mod output;
+mod serve;
 mod shell;
 mod table;
 
@@ -104,6 +105,9 @@ enum Command {
         #[arg(long, short = 'y')]
         yes: bool,
     },
+    /// Serve the lake: SQL over HTTP (JSON, CSV, NDJSON, Arrow IPC, Parquet), with tokens and
+    /// limits, until SIGINT or SIGTERM.
+    Serve(serve::ServeArgs),
     /// Create a lake in a fresh directory, import real data and run example queries. The lake
     /// goes to DIR/lake and the input files to DIR/input; --lake and -o do not apply.
     Demo {
@@ -304,6 +308,7 @@ async fn run(cli: Cli) -> varve::Result<()> {
             output::print_info(&lake, &table, format, out.output.as_deref()).await
         }
         Command::Maintain(args) => maintain::run(&lake, args).await,
+        Command::Serve(args) => serve::run(lake, args).await,
         Command::Alter(args) => maintain::alter(&lake, args).await,
         Command::Delete(args) => maintain::delete(&lake, args).await,
         Command::Latest { table, out } => {

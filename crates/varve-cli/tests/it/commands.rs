@@ -8,6 +8,7 @@ fn every_command_has_help() {
     let top = varve_ok(&["--help"]);
     for cmd in [
         "import", "sql", "create", "ls", "info", "latest", "history", "maintain", "delete", "alter", "drop", "demo",
+        "serve",
     ] {
         assert!(top.contains(cmd), "top-level help lists {cmd}");
         let h = varve_ok(&[cmd, "--help"]);
@@ -211,6 +212,7 @@ fn cli_reference_matches_the_binary() {
     let docs = std::fs::read_to_string(varve_testkit::repo_root().join("docs/cli.md")).unwrap();
     for cmd in [
         "import", "sql", "create", "ls", "info", "latest", "history", "maintain", "delete", "alter", "drop", "demo",
+        "serve",
     ] {
         let help = varve_ok(&[cmd, "--help"]);
         assert!(

@@ -11,6 +11,7 @@ mod maintenance;
 mod pipes;
 mod real_data;
 mod real_files;
+mod serve;
 mod shell;
 
 use std::process::{Command, Output};

@@ -1,0 +1,81 @@
+//! `varve serve` as a real process: it prints where it listens, answers HTTP, and stops cleanly on
+//! SIGTERM.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::process::{Command, Stdio};
+
+use crate::varve_ok;
+
+/// One HTTP/1.1 request over a fresh connection; returns the whole response text.
+fn http(addr: &str, request: &str) -> String {
+    let mut s = TcpStream::connect(addr).unwrap();
+    s.write_all(request.as_bytes()).unwrap();
+    let mut out = String::new();
+    s.read_to_string(&mut out).unwrap();
+    out
+}
+
+#[test]
+fn serve_answers_sql_and_stops_on_sigterm() {
+    let dir = tempfile::tempdir().unwrap();
+    let lake = dir.path().join("lake");
+    let lake = lake.to_str().unwrap();
+    let csv = dir.path().join("m.csv");
+    std::fs::write(
+        &csv,
+        "ts,host,v\n2024-01-01T00:00:00Z,a,1.5\n2024-01-01T00:01:00Z,b,2.5\n",
+    )
+    .unwrap();
+    varve_ok(&[
+        "--lake",
+        lake,
+        "import",
+        "m",
+        csv.to_str().unwrap(),
+        "--time-column",
+        "ts",
+    ]);
+
+    let mut child = Command::new(env!("CARGO_BIN_EXE_varve"))
+        .args(["--lake", lake, "serve", "--http", "127.0.0.1:0"])
+        .env_remove("VARVE_LAKE")
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stderr = BufReader::new(child.stderr.take().unwrap());
+    let mut addr = None;
+    let mut printed = String::new();
+    for _ in 0..10 {
+        let mut line = String::new();
+        if stderr.read_line(&mut line).unwrap() == 0 {
+            break;
+        }
+        printed.push_str(&line);
+        if let Some(rest) = line.split("HTTP on http://").nth(1) {
+            addr = rest.split_whitespace().next().map(str::to_string);
+            break;
+        }
+    }
+    let addr = addr.unwrap_or_else(|| panic!("no listen address in: {printed}"));
+
+    let health = http(&addr, "GET /health HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n");
+    assert!(health.starts_with("HTTP/1.1 200"), "{health}");
+    let sql = "SELECT host, v FROM m ORDER BY ts";
+    let req = format!(
+        "POST /v1/sql?format=csv HTTP/1.1\r\nHost: t\r\nConnection: close\r\nContent-Length: {}\r\n\r\n{sql}",
+        sql.len()
+    );
+    let answer = http(&addr, &req);
+    assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+    assert!(answer.contains("host,v\r\n") || answer.contains("host,v\n"), "{answer}");
+    assert!(answer.contains("a,1.5") && answer.contains("b,2.5"), "{answer}");
+
+    let pid = child.id().to_string();
+    assert!(Command::new("kill").args(["-TERM", &pid]).status().unwrap().success());
+    let status = child.wait().unwrap();
+    let mut rest = String::new();
+    stderr.read_to_string(&mut rest).unwrap();
+    assert!(status.success(), "exit {status:?}: {printed}{rest}");
+    assert!(rest.contains("varve serve: stopped"), "{rest}");
+}
