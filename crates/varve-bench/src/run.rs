@@ -212,43 +212,24 @@ pub fn run(opts: &RunOptions) -> Result<RunOutcome, String> {
         };
         Ok((dir, url))
     };
+    // Loads a second lake in commits of `commit_rows`, its tables labelled `(what)`.
+    let mut load_second = |url: &str, commit_rows: usize, what: &str| -> Result<(), String> {
+        let counters = Arc::new(Counters::default());
+        let label = format!("load ({what})");
+        let mut loaded = load(&rt, opts, url, &options, &counters, &info, &data, commit_rows, &label)?;
+        for i in &mut loaded {
+            i.table.push_str(&format!(" ({what})"));
+        }
+        ingest.extend(loaded);
+        Ok(())
+    };
     let (_baseline_dir, baseline_url) = second_lake(opts.one_commit_baseline, "one-commit")?;
     if opts.one_commit_baseline {
-        let counters = Arc::new(Counters::default());
-        let mut one = load(
-            &rt,
-            opts,
-            &baseline_url,
-            &options,
-            &counters,
-            &info,
-            &data,
-            usize::MAX,
-            "load (one commit)",
-        )?;
-        for i in &mut one {
-            i.table.push_str(" (one commit)");
-        }
-        ingest.extend(one);
+        load_second(&baseline_url, usize::MAX, "one commit")?;
     }
     let (_before_dir, before_url) = second_lake(opts.maintain, "unmaintained")?;
     if opts.maintain {
-        let counters = Arc::new(Counters::default());
-        let mut copy = load(
-            &rt,
-            opts,
-            &before_url,
-            &options,
-            &counters,
-            &info,
-            &data,
-            opts.commit_rows,
-            "load (unmaintained copy)",
-        )?;
-        for i in &mut copy {
-            i.table.push_str(" (unmaintained copy)");
-        }
-        ingest.extend(copy);
+        load_second(&before_url, opts.commit_rows, "unmaintained copy")?;
     }
 
     let work = tempfile::tempdir().map_err(|e| e.to_string())?;

@@ -333,6 +333,12 @@ fn maintain_step_runs_queries_before_and_after() {
         m["files_after"].as_u64().unwrap() < m["files_before"].as_u64().unwrap(),
         "small commits are compacted: {m}"
     );
+    // The before side is a second lake loaded by the same commits, left unmaintained.
+    let copies = recs
+        .iter()
+        .filter(|r| r["kind"] == "ingest" && r["table"].as_str().is_some_and(|t| t.ends_with(" (unmaintained copy)")))
+        .count();
+    assert_eq!(copies, 1, "one table loaded again as the unmaintained copy");
     let q: Vec<&Value> = recs.iter().filter(|r| r["kind"] == "query").collect();
     let before = q.iter().filter(|r| r["phase"] == "before").count();
     let after = q.iter().filter(|r| r["phase"] == "after").count();
