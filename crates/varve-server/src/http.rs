@@ -295,6 +295,7 @@ async fn run_sql(
         _permit: permit,
         _session: session,
         opening: Some(opening),
+        finished: false,
     };
     state.0.metrics.in_flight.inc();
     let body = Body::from_stream(futures::stream::unfold(feed, Feed::next));
@@ -376,6 +377,8 @@ struct Feed {
     opening: Option<Bytes>,
     _permit: OwnedSemaphorePermit,
     _session: varve::Session,
+    /// Whether [`Feed::done`] has counted the query.
+    finished: bool,
 }
 
 impl Feed {
@@ -432,7 +435,12 @@ impl Feed {
         self.state.0.metrics.bytes_sent.inc_by(bytes as u64);
     }
 
-    fn done(&self) {
+    /// Counts the query as finished, once (also when the client went away and the body was
+    /// dropped unread: [`Drop`]).
+    fn done(&mut self) {
+        if std::mem::replace(&mut self.finished, true) {
+            return;
+        }
         let m = &self.state.0.metrics;
         m.in_flight.dec();
         m.query_seconds.observe(self.started.elapsed().as_secs_f64());
@@ -445,6 +453,12 @@ impl Feed {
         self.encoder = None;
         self.done();
         Some((Err(std::io::Error::other(message)), self))
+    }
+}
+
+impl Drop for Feed {
+    fn drop(&mut self) {
+        self.done();
     }
 }
 

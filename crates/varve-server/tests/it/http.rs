@@ -369,3 +369,48 @@ async fn tokens_guard_reads_and_writes() {
     assert_eq!(r.status(), 200);
     s.stop().await;
 }
+
+/// A client that goes away in the middle of a streamed result frees its request slot: the query
+/// stops and the in-flight gauge returns to 0.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_client_that_leaves_mid_stream_frees_its_slot() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = start(
+        lake(dir.path()).await,
+        ServerConfig {
+            max_in_flight: 1,
+            queue_timeout: std::time::Duration::from_secs(30),
+            ..ServerConfig::default()
+        },
+    )
+    .await;
+    let http = reqwest::Client::new();
+    // 9M rows: far more than the client reads.
+    let mut r = http
+        .post(format!("{}/v1/sql?format=csv", s.base))
+        .body("SELECT a.v, b.v FROM m.cpu a, m.cpu b")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 200);
+    assert!(r.chunk().await.unwrap().is_some());
+    drop(r);
+    // With one slot, this query runs only once the abandoned one has let go of it.
+    let r = http
+        .post(format!("{}/v1/sql", s.base))
+        .body("SELECT 1 AS one")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.text().await.unwrap(), r#"[{"one":1}]"#);
+    let m = http
+        .get(format!("{}/metrics", s.base))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(m.contains("varve_requests_in_flight 0"), "{m}");
+    s.stop().await;
+}
