@@ -272,35 +272,45 @@ impl FileMetrics {
 
     /// Adds a batch written to the file (same schema).
     pub(crate) fn update(&mut self, batch: &RecordBatch) {
-        self.rows += batch.num_rows() as u64;
+        self.add_rows(batch.num_rows());
         for (i, col) in batch.columns().iter().enumerate() {
-            let Some(id) = field_id(&self.schema, i) else {
-                continue;
-            };
-            *self.value_counts.entry(id).or_default() += col.len() as u64;
-            *self.null_counts.entry(id).or_default() += col.null_count() as u64;
-            if col.data_type().is_floating() {
-                *self.nan_counts.entry(id).or_default() += count_nan(col);
+            if let Some(stats) = ColumnStats::of(&self.schema, i, col) {
+                self.add_column(stats);
             }
-            if col.null_count() == col.len() || self.unbounded.contains(&id) {
-                continue;
+        }
+    }
+
+    /// Counts `n` rows written to the file (their columns are added by [`FileMetrics::add_column`]).
+    pub(crate) fn add_rows(&mut self, n: usize) {
+        self.rows += n as u64;
+    }
+
+    /// Adds the statistics of a part of one column written to the file.
+    pub(crate) fn add_column(&mut self, stats: ColumnStats) {
+        let id = stats.id;
+        *self.value_counts.entry(id).or_default() += stats.values;
+        *self.null_counts.entry(id).or_default() += stats.nulls;
+        if let Some(nan) = stats.nans {
+            *self.nan_counts.entry(id).or_default() += nan;
+        }
+        if stats.nulls == stats.values || self.unbounded.contains(&id) {
+            return;
+        }
+        match stats.bounds {
+            Some((lo, hi)) => {
+                let l = self.lower.entry(id).or_insert_with(|| lo.clone());
+                if lo < *l {
+                    *l = lo;
+                }
+                let u = self.upper.entry(id).or_insert_with(|| hi.clone());
+                if hi > *u {
+                    *u = hi;
+                }
             }
-            match bounds(col) {
-                Some((lo, hi)) => {
-                    let l = self.lower.entry(id).or_insert_with(|| lo.clone());
-                    if lo < *l {
-                        *l = lo;
-                    }
-                    let u = self.upper.entry(id).or_insert_with(|| hi.clone());
-                    if hi > *u {
-                        *u = hi;
-                    }
-                }
-                None => {
-                    self.unbounded.insert(id);
-                    self.lower.remove(&id);
-                    self.upper.remove(&id);
-                }
+            None => {
+                self.unbounded.insert(id);
+                self.lower.remove(&id);
+                self.upper.remove(&id);
             }
         }
     }
@@ -344,6 +354,33 @@ impl FileMetrics {
             b.sort_order_id(1);
         }
         b.build().map_err(|e| Error::internal(format!("data file entry: {e}")))
+    }
+}
+
+/// The Iceberg metrics of a part of one column (its values, nulls, NaNs and bounds), computed
+/// apart from the file's [`FileMetrics`] so that columns can be counted on other threads.
+pub(crate) struct ColumnStats {
+    id: i32,
+    values: u64,
+    nulls: u64,
+    /// NaN values, for a float column.
+    nans: Option<u64>,
+    /// Lower and upper bound; `None` when the part has values but no usable bound.
+    bounds: Option<(Datum, Datum)>,
+}
+
+impl ColumnStats {
+    /// The metrics of `col`, column `i` of `schema`; `None` for a column without a field id.
+    pub(crate) fn of(schema: &SchemaRef, i: usize, col: &ArrayRef) -> Option<ColumnStats> {
+        let id = field_id(schema, i)?;
+        let all_null = col.null_count() == col.len();
+        Some(ColumnStats {
+            id,
+            values: col.len() as u64,
+            nulls: col.null_count() as u64,
+            nans: col.data_type().is_floating().then(|| count_nan(col)),
+            bounds: if all_null { None } else { bounds(col) },
+        })
     }
 }
 

@@ -53,6 +53,7 @@ use crate::format::properties::MaintenanceSettings;
 use crate::format::TableContract;
 use crate::storage::Storage;
 use crate::write::keys::{self, KeySet};
+use crate::write::merge_columns::ColumnOutput;
 use crate::write::output::Output;
 
 /// The URL under which compaction registers the lake's store in its DataFusion context.
@@ -95,6 +96,16 @@ pub(crate) enum Keep {
 }
 
 impl MergeJob<'_> {
+    /// The path of a new data file of the job's partition (`write::encode::data_file_name`).
+    pub(crate) fn new_data_file_path(&self) -> Path {
+        let name = crate::write::encode::data_file_name(self.contract, self.partition);
+        let mut path = self.table_prefix.clone();
+        for part in name.split('/') {
+            path = path.join(part);
+        }
+        path
+    }
+
     /// Merges `inputs` (files of one partition, each sorted by the contract) into new files,
     /// keeping only the rows `keep` allows when given. More than [`MAX_FAN_IN`] inputs are merged
     /// in passes: each group of them into one intermediate file (never committed, deleted at the
@@ -128,9 +139,31 @@ impl MergeJob<'_> {
 
     /// One merge pass over at most [`MAX_FAN_IN`] inputs, into files cut at the target size when
     /// `cut` (else into one file). On error the files written so far are deleted.
+    ///
+    /// A compaction (no `keep`) of a table with a sort order merges column by column
+    /// (`write::merge_columns`): only the key columns are read row by row, so memory does not
+    /// grow with the number of columns times the number of inputs. A rewrite that keeps some rows,
+    /// and a plain table (concatenated), go row by row into [`Output`].
     async fn merge_pass(&self, inputs: &[DataFile], keep: Option<Keep>, cut: bool) -> Result<Merged> {
+        if keep.is_none() && !keys::key_columns(self.contract).is_empty() {
+            let footers = self.footers(inputs).await?;
+            let mut out = ColumnOutput::new(self, inputs, &footers, cut)?;
+            let key_projection = out.key_projection().to_vec();
+            let result = match self
+                .merge_into(inputs, Some(&footers), Some(key_projection), None, &mut out)
+                .await
+            {
+                Ok(()) => out.finish().await,
+                Err(e) => Err(e),
+            };
+            if result.is_err() {
+                out.abort().await;
+                self.storage.delete_quietly(&out.merged.uploaded).await;
+            }
+            return result.map(|()| out.merged);
+        }
         let mut out = Output::new(self, cut);
-        let result = match self.merge_into(inputs, keep, &mut out).await {
+        let result = match self.merge_into(inputs, None, None, keep, &mut out).await {
             Ok(()) => out.finish().await,
             Err(e) => Err(e),
         };
@@ -141,13 +174,65 @@ impl MergeJob<'_> {
         result.map(|()| out.merged)
     }
 
-    async fn merge_into(&self, inputs: &[DataFile], keep: Option<Keep>, out: &mut Output<'_, '_>) -> Result<()> {
-        let (storage, schema) = (self.storage, &self.schema);
+    /// The footers of `inputs` with their page indexes, read in parallel.
+    ///
+    /// Errors: a file that cannot be read or is not Parquet (named).
+    pub(crate) async fn footers(&self, inputs: &[DataFile]) -> Result<Vec<Arc<ParquetMetaData>>> {
+        futures::future::try_join_all(inputs.iter().map(|f| async move {
+            let path = self.storage.path_of(f.file_path())?;
+            let mut reader =
+                ParquetObjectReader::new(self.storage.store.clone(), path).with_file_size(f.file_size_in_bytes());
+            let options = ArrowReaderOptions::new().with_page_index_policy(PageIndexPolicy::Optional);
+            reader
+                .get_metadata(Some(&options))
+                .await
+                .map_err(|e| Error::from(e).context(format!("data file {}", f.file_path())))
+        }))
+        .await
+    }
+
+    /// A DataFusion context whose runtime reads the lake's store under [`MERGE_STORE_URL`].
+    pub(crate) fn context(&self) -> Result<SessionContext> {
         let config = SessionConfig::new().with_batch_size(MERGE_BATCH_ROWS);
         let ctx = SessionContext::new_with_config(config);
         let url = url::Url::parse(MERGE_STORE_URL).map_err(|e| Error::internal(e.to_string()))?;
-        ctx.runtime_env().register_object_store(&url, storage.store.clone());
+        ctx.runtime_env()
+            .register_object_store(&url, self.storage.store.clone());
+        Ok(ctx)
+    }
 
+    /// A Parquet scan of `groups` (one partition each) as the table's schema, projected to
+    /// `projection` (column indices of the schema) when given, each partition read in order.
+    pub(crate) fn scan(
+        &self,
+        groups: Vec<FileGroup>,
+        projection: Option<Vec<usize>>,
+        batch_rows: usize,
+    ) -> Result<Arc<dyn ExecutionPlan>> {
+        let source = ParquetSource::new(self.schema.clone())
+            .with_parquet_file_reader_factory(Arc::new(FooterReaderFactory(self.storage.store.clone())));
+        let scan = FileScanConfigBuilder::new(ObjectStoreUrl::parse(MERGE_STORE_URL)?, Arc::new(source))
+            .with_expr_adapter(Some(Arc::new(crate::format::field_ids::FieldIdAdapterFactory)))
+            .with_file_groups(groups)
+            // Each partition must read its own input's chunks, in order: without this DataFusion
+            // lets idle partitions take files queued for others (file stream work stealing).
+            .with_preserve_order(true)
+            .with_batch_size(Some(batch_rows))
+            .with_projection_indices(projection)?;
+        Ok(DataSourceExec::from_data_source(scan.build()))
+    }
+
+    /// Merges `inputs` run by run into `sink`: the rows (projected to `projection` when given)
+    /// that `keep` allows, in sort order. `footers` are the inputs' footers when already read.
+    async fn merge_into(
+        &self,
+        inputs: &[DataFile],
+        footers: Option<&[Arc<ParquetMetaData>]>,
+        projection: Option<Vec<usize>>,
+        keep: Option<Keep>,
+        sink: &mut impl RunSink,
+    ) -> Result<()> {
+        let ctx = self.context()?;
         // One scan partition per input; with many inputs each reads its row groups in chunks of
         // rows, so that the pages held at once stay within the budget.
         let total: u64 = inputs.iter().map(|f| f.file_size_in_bytes()).sum();
@@ -156,17 +241,18 @@ impl MergeJob<'_> {
             true => None,
             false => Some(budget / inputs.len().max(1) as u64),
         };
-        let groups = futures::future::try_join_all(inputs.iter().map(|f| self.file_group(f, per_input))).await?;
-        let source = ParquetSource::new(schema.clone())
-            .with_parquet_file_reader_factory(Arc::new(FooterReaderFactory(storage.store.clone())));
-        let scan = FileScanConfigBuilder::new(ObjectStoreUrl::parse(MERGE_STORE_URL)?, Arc::new(source))
-            .with_expr_adapter(Some(Arc::new(crate::format::field_ids::FieldIdAdapterFactory)))
-            .with_file_groups(groups)
-            // Each partition must read its own input's chunks, in order: without this DataFusion
-            // lets idle partitions take files queued for others (file stream work stealing).
-            .with_preserve_order(true)
-            .with_batch_size(Some(MERGE_BATCH_ROWS));
-        let mut exec: Arc<dyn ExecutionPlan> = DataSourceExec::from_data_source(scan.build());
+        let groups = futures::future::try_join_all(
+            inputs
+                .iter()
+                .enumerate()
+                .map(|(i, f)| self.file_group(f, footers.map(|f| f[i].clone()), per_input)),
+        )
+        .await?;
+        let schema = match &projection {
+            Some(p) => Arc::new(self.schema.project(p)?),
+            None => self.schema.clone(),
+        };
+        let mut exec = self.scan(groups, projection, MERGE_BATCH_ROWS)?;
         let mut keys_not_in = None;
         match keep {
             // A filter keeps each file's order and partitioning.
@@ -175,7 +261,7 @@ impl MergeJob<'_> {
             None => {}
         }
 
-        let keys = Arc::new(KeyColumns::new(schema, self.contract)?);
+        let keys = Arc::new(KeyColumns::new(&schema, self.contract)?);
         // Each input is read, filtered and its keys encoded by a task of its own, a few batches
         // ahead of the merge (dropping the set stops them).
         let mut tasks = JoinSet::new();
@@ -188,8 +274,9 @@ impl MergeJob<'_> {
         }
         // Every reader is started before the first batch is awaited: their first fetches overlap.
         let mut cursors = Vec::with_capacity(inputs.len());
-        for rx in receivers {
+        for (input, rx) in receivers.into_iter().enumerate() {
             let mut cursor = Cursor {
+                input,
                 rx,
                 batch: None,
                 pos: 0,
@@ -202,7 +289,7 @@ impl MergeJob<'_> {
             // A plain table has no order: its files are concatenated.
             for mut c in cursors {
                 while let Some(b) = c.batch.take() {
-                    out.push(&b.rows, None, 0, b.rows.num_rows(), b.row_bytes).await?;
+                    sink.run(c.input, &b, None, 0, b.rows.num_rows()).await?;
                     c.advance().await?;
                 }
             }
@@ -222,7 +309,7 @@ impl MergeJob<'_> {
                 _ => batch.rows.num_rows(),
             };
             let series = batch.sort.as_ref().zip(keys.series_suffix);
-            out.push(&batch.rows, series, c.pos, end, batch.row_bytes).await?;
+            sink.run(c.input, batch, series, c.pos, end).await?;
             let c = &mut cursors[a];
             c.pos = end;
             if end == batch_rows(c) && !c.advance().await? {
@@ -236,25 +323,41 @@ impl MergeJob<'_> {
     /// input may hold) one chunk of rows after another, each a Parquet access plan selecting a
     /// range of one row group (the reader then fetches only the pages of that range: Parquet
     /// spec, "PageIndex").
-    async fn file_group(&self, file: &DataFile, per_input: Option<u64>) -> Result<FileGroup> {
+    async fn file_group(
+        &self,
+        file: &DataFile,
+        footer: Option<Arc<ParquetMetaData>>,
+        per_input: Option<u64>,
+    ) -> Result<FileGroup> {
         let path = self.storage.path_of(file.file_path())?;
         let size = file.file_size_in_bytes();
-        let whole = || FileGroup::new(vec![PartitionedFile::new(path.to_string(), size)]);
-        let Some(per_input) = per_input.filter(|_| size > 0) else {
-            return Ok(whole());
+        let whole = |footer: Option<Arc<ParquetMetaData>>| {
+            let f = PartitionedFile::new(path.to_string(), size);
+            FileGroup::new(vec![match footer {
+                Some(meta) => f.with_extension(Footer(meta)),
+                None => f,
+            }])
         };
-        let mut reader = ParquetObjectReader::new(self.storage.store.clone(), path.clone()).with_file_size(size);
-        // With the offset index, so that a chunk's reader fetches only the chunk's pages.
-        let options = ArrowReaderOptions::new().with_page_index_policy(PageIndexPolicy::Optional);
-        let meta = reader
-            .get_metadata(Some(&options))
-            .await
-            .map_err(|e| Error::from(e).context(format!("data file {}", file.file_path())))?;
+        let Some(per_input) = per_input.filter(|_| size > 0) else {
+            return Ok(whole(footer));
+        };
+        let meta = match footer {
+            Some(meta) => meta,
+            None => {
+                let mut reader =
+                    ParquetObjectReader::new(self.storage.store.clone(), path.clone()).with_file_size(size);
+                // With the offset index, so that a chunk's reader fetches only the chunk's pages.
+                let options = ArrowReaderOptions::new().with_page_index_policy(PageIndexPolicy::Optional);
+                reader
+                    .get_metadata(Some(&options))
+                    .await
+                    .map_err(|e| Error::from(e).context(format!("data file {}", file.file_path())))?
+            }
+        };
         let row_groups = meta.row_groups();
         if row_groups.iter().all(|rg| rg.compressed_size() as u64 <= per_input) {
             // Read whole, with the footer just read (the scan does not read it again).
-            let file = PartitionedFile::new(path.to_string(), size).with_extension(Footer(meta.clone()));
-            return Ok(FileGroup::new(vec![file]));
+            return Ok(whole(Some(meta)));
         }
         let mut files = Vec::new();
         for (i, rg) in row_groups.iter().enumerate() {
@@ -289,7 +392,7 @@ impl MergeJob<'_> {
 
 /// The Parquet metadata (with the page index) of a chunk's file, read once for all its chunks.
 #[derive(Debug, Clone)]
-struct Footer(Arc<ParquetMetaData>);
+pub(crate) struct Footer(pub(crate) Arc<ParquetMetaData>);
 
 /// Opens the inputs' files for DataFusion's Parquet scan: a file planned with its footer read
 /// ([`Footer`]) answers with it, so that the scan neither reads it again nor goes without the
@@ -413,13 +516,47 @@ impl KeyColumns {
     }
 }
 
+/// Where a merge's runs go: the row path's [`Output`] or the column path's
+/// [`ColumnOutput`].
+pub(crate) trait RunSink {
+    /// Takes rows `start..end` of `batch`, from input `input`, which follow every row taken before
+    /// in sort order. `series` gives the sort keys of `batch` in row format and the bytes at the end
+    /// of each that encode the time (the rest is the series key); `None` for a table without a
+    /// series key.
+    async fn run(
+        &mut self,
+        input: usize,
+        batch: &InputBatch,
+        series: Option<(&Rows, usize)>,
+        start: usize,
+        end: usize,
+    ) -> Result<()>;
+}
+
+impl RunSink for Output<'_, '_> {
+    async fn run(
+        &mut self,
+        _input: usize,
+        batch: &InputBatch,
+        series: Option<(&Rows, usize)>,
+        start: usize,
+        end: usize,
+    ) -> Result<()> {
+        self.push(&batch.rows, series, start, end, batch.row_bytes).await
+    }
+}
+
 /// A decoded batch of one input with its keys in Arrow's row format.
-struct InputBatch {
-    rows: RecordBatch,
+pub(crate) struct InputBatch {
+    /// The batch's rows, as the merge's (maybe projected) schema.
+    pub(crate) rows: RecordBatch,
     /// (series key, time) of each row; `None` for a plain table (no sort order).
     sort: Option<Rows>,
     /// Arrow bytes per row (for the output's size estimate).
     row_bytes: usize,
+    /// The input's row number of the batch's first row (among the rows kept: the file's row
+    /// number when no filter applies).
+    pub(crate) offset: u64,
 }
 
 /// Reads one input's batches, drops the rows `keys_not_in` holds, encodes the keys and sends the
@@ -432,12 +569,14 @@ async fn read_input(
     keys: Arc<KeyColumns>,
     tx: mpsc::Sender<Result<Option<InputBatch>>>,
 ) {
+    let mut offset = 0u64;
     loop {
         let Ok(permit) = tx.reserve().await else {
             return; // the merge stopped
         };
-        match next_batch(&mut stream, keys_not_in.as_deref(), &keys).await {
+        match next_batch(&mut stream, keys_not_in.as_deref(), &keys, offset).await {
             Ok(b) => {
+                offset += b.as_ref().map(|b| b.rows.num_rows() as u64).unwrap_or(0);
                 let end = b.is_none();
                 permit.send(Ok(b));
                 if end {
@@ -458,6 +597,7 @@ async fn next_batch(
     stream: &mut SendableRecordBatchStream,
     keys_not_in: Option<&KeySet>,
     keys: &KeyColumns,
+    offset: u64,
 ) -> Result<Option<InputBatch>> {
     while let Some(batch) = stream.next().await {
         let mut batch = batch?;
@@ -480,6 +620,7 @@ async fn next_batch(
             rows: batch,
             sort,
             row_bytes,
+            offset,
         }));
     }
     Ok(None)
@@ -487,6 +628,8 @@ async fn next_batch(
 
 /// One input of the merge: its current batch and the position of its next row.
 struct Cursor {
+    /// The input's index in the merge's list.
+    input: usize,
     rx: mpsc::Receiver<Result<Option<InputBatch>>>,
     batch: Option<InputBatch>,
     pos: usize,

@@ -11,6 +11,7 @@ pub(crate) mod align;
 pub(crate) mod encode;
 pub(crate) mod keys;
 pub(crate) mod merge;
+pub(crate) mod merge_columns;
 pub(crate) mod output;
 pub(crate) mod parquet;
 pub(crate) mod time;

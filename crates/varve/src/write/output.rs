@@ -146,7 +146,7 @@ impl<'j, 'a> Output<'j, 'a> {
 }
 
 /// The series key of row `i` of `rows` (sort keys ending in `suffix` bytes of time), in row format.
-fn series_key(rows: &Rows, i: usize, suffix: usize) -> &[u8] {
+pub(crate) fn series_key(rows: &Rows, i: usize, suffix: usize) -> &[u8] {
     let row = rows.row(i).data();
     &row[..row.len().saturating_sub(suffix)]
 }
@@ -182,11 +182,7 @@ impl OutputFile {
     /// of the file before.
     fn open(job: &MergeJob<'_>, ratio: f64) -> Result<Self> {
         let (storage, schema, contract) = (job.storage, &job.schema, job.contract);
-        let name = encode::data_file_name(contract, job.partition);
-        let mut path = job.table_prefix.clone();
-        for part in name.split('/') {
-            path = path.join(part);
-        }
+        let path = job.new_data_file_path();
         let row_group_rows = job.settings.row_group_rows.max(1);
         let props = encode::writer_properties(schema, contract, row_group_rows);
         Ok(OutputFile {

@@ -17,7 +17,7 @@
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
-use arrow::array::RecordBatch;
+use arrow::array::{ArrayRef, RecordBatch};
 use arrow::datatypes::{Schema, SchemaRef};
 use bytes::Bytes;
 use parquet::arrow::arrow_writer::{compute_leaves, ArrowColumnChunk, ArrowColumnWriter, ArrowRowGroupWriterFactory};
@@ -43,8 +43,7 @@ pub(crate) fn default_threads() -> usize {
 /// store, or all at the end ([`ParquetWriter::finish`]).
 pub(crate) struct ParquetWriter {
     file: SerializedFileWriter<Vec<u8>>,
-    factories: Vec<ArrowRowGroupWriterFactory>,
-    schema: SchemaRef,
+    encoder: Arc<ColumnEncoder>,
     threads: usize,
     /// The column writers of a row group written in parts, per field (one per Parquet leaf).
     open: Option<Vec<Mutex<Vec<ArrowColumnWriter>>>>,
@@ -73,28 +72,30 @@ impl ParquetWriter {
         let threads = if threads == 0 { default_threads() } else { threads };
         Ok(ParquetWriter {
             file,
-            factories,
-            schema: schema.clone(),
+            encoder: Arc::new(ColumnEncoder {
+                factories,
+                schema: schema.clone(),
+            }),
             threads,
             open: None,
         })
     }
 
-    /// Encodes `batches` (of the writer's schema) as one row group, one column writer at a time.
+    /// The writer's column encoder, to encode columns on other threads or tasks
+    /// ([`ParquetWriter::append_row_group`] then writes them).
+    pub(crate) fn encoder(&self) -> Arc<ColumnEncoder> {
+        self.encoder.clone()
+    }
+
+    /// Writes one row group from its encoded columns, in the schema's column order (each made by
+    /// [`ColumnEncoder::encode`] from the same number of rows).
     ///
-    /// Errors: the Parquet encoder's, or a row group written in parts still open.
-    pub(crate) fn write_row_group(&mut self, batches: &[RecordBatch]) -> Result<()> {
+    /// Errors: a row group written in parts still open, or the Parquet writer's (e.g. columns of
+    /// different lengths).
+    pub(crate) fn append_row_group(&mut self, columns: Vec<Vec<ArrowColumnChunk>>) -> Result<()> {
         if self.open.is_some() {
             return Err(Error::internal("a whole row group written while one is open"));
         }
-        let rows: usize = batches.iter().map(|b| b.num_rows()).sum();
-        let (schema, factories) = (&self.schema, &self.factories);
-        let encode = |i: usize| -> Result<Vec<ArrowColumnChunk>> {
-            let mut writers = factories[i].create_column_writers(0)?;
-            write_leaves(schema, i, batches, &mut writers)?;
-            writers.into_iter().map(|w| Ok(w.close()?)).collect()
-        };
-        let columns = per_column(schema.fields().len(), self.threads, rows, encode)?;
         let mut rg = self.file.next_row_group()?;
         for chunks in columns {
             for chunk in chunks {
@@ -105,6 +106,20 @@ impl ParquetWriter {
         Ok(())
     }
 
+    /// Encodes `batches` (of the writer's schema) as one row group, one column writer at a time.
+    ///
+    /// Errors: the Parquet encoder's, or a row group written in parts still open.
+    pub(crate) fn write_row_group(&mut self, batches: &[RecordBatch]) -> Result<()> {
+        if self.open.is_some() {
+            return Err(Error::internal("a whole row group written while one is open"));
+        }
+        let rows: usize = batches.iter().map(|b| b.num_rows()).sum();
+        let encoder = &self.encoder;
+        let encode = |i: usize| encoder.encode(i, batches.iter().map(|b| b.column(i)));
+        let columns = per_column(encoder.schema.fields().len(), self.threads, rows, encode)?;
+        self.append_row_group(columns)
+    }
+
     /// Encodes `batches` as the next rows of the row group in progress, opening one when none is
     /// ([`ParquetWriter::close_row_group`] closes it). Every column's writer stays open until
     /// then, holding its encoded pages.
@@ -113,13 +128,14 @@ impl ParquetWriter {
     pub(crate) fn write_part(&mut self, batches: &[RecordBatch]) -> Result<()> {
         if self.open.is_none() {
             let writers = self
+                .encoder
                 .factories
                 .iter()
                 .map(|f| Ok(Mutex::new(f.create_column_writers(0)?)))
                 .collect::<Result<Vec<_>>>()?;
             self.open = Some(writers);
         }
-        let (schema, Some(open)) = (&self.schema, self.open.as_ref()) else {
+        let (schema, Some(open)) = (&self.encoder.schema, self.open.as_ref()) else {
             return Err(Error::internal("no row group open"));
         };
         let rows: usize = batches.iter().map(|b| b.num_rows()).sum();
@@ -127,7 +143,7 @@ impl ParquetWriter {
             let mut writers = open[i]
                 .lock()
                 .map_err(|_| Error::internal("a column encoder thread panicked"))?;
-            write_leaves(schema, i, batches, &mut writers)
+            write_leaves(schema, i, batches.iter().map(|b| b.column(i)), &mut writers)
         })?;
         Ok(())
     }
@@ -177,15 +193,38 @@ impl ParquetWriter {
     }
 }
 
-/// Writes column `i` of `batches` to its writers (one per Parquet leaf of the field, in order).
-fn write_leaves(
+/// Encodes the columns of a file's schema one at a time, each into a column writer of its own
+/// (shared by the threads or tasks that encode a row group's columns).
+pub(crate) struct ColumnEncoder {
+    factories: Vec<ArrowRowGroupWriterFactory>,
+    schema: SchemaRef,
+}
+
+impl ColumnEncoder {
+    /// Encodes `arrays` (values of column `i` of the schema, in order) as that column's chunk of
+    /// one row group: one chunk per Parquet leaf.
+    ///
+    /// Errors: the Parquet encoder's (e.g. an array of another type).
+    pub(crate) fn encode<'a>(
+        &self,
+        i: usize,
+        arrays: impl IntoIterator<Item = &'a ArrayRef>,
+    ) -> Result<Vec<ArrowColumnChunk>> {
+        let mut writers = self.factories[i].create_column_writers(0)?;
+        write_leaves(&self.schema, i, arrays, &mut writers)?;
+        writers.into_iter().map(|w| Ok(w.close()?)).collect()
+    }
+}
+
+/// Writes `arrays` of column `i` to its writers (one per Parquet leaf of the field, in order).
+fn write_leaves<'a>(
     schema: &SchemaRef,
     i: usize,
-    batches: &[RecordBatch],
+    arrays: impl IntoIterator<Item = &'a ArrayRef>,
     writers: &mut [ArrowColumnWriter],
 ) -> Result<()> {
-    for batch in batches {
-        let leaves = compute_leaves(schema.field(i), batch.column(i))?;
+    for array in arrays {
+        let leaves = compute_leaves(schema.field(i), array)?;
         if leaves.len() != writers.len() {
             return Err(Error::internal(format!(
                 "column {i}: {} leaves for {} writers",
