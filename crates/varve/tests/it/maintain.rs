@@ -89,7 +89,7 @@ fn lake_store(backend: &Backend) -> Arc<dyn object_store::ObjectStore> {
 
 /// The data files on disk of `table` (live or not), each with its name under the table and its
 /// bytes.
-async fn data_files(backend: &Backend, table: &str) -> Vec<(String, bytes::Bytes)> {
+pub(crate) async fn data_files(backend: &Backend, table: &str) -> Vec<(String, bytes::Bytes)> {
     let store = lake_store(backend);
     let mut out = Vec::new();
     for name in objects(backend, table).await {
