@@ -12,12 +12,18 @@
 //! few comparisons per series and file, and rows are copied once, into the output's batches
 //! (`write::output`), so an input batch is freed as soon as the merge has passed it.
 //!
+//! What the runs become depends on the merge. A compaction (every row kept, a sorted table)
+//! reads only the key columns here and hands the runs to `write::merge_columns`, which copies the
+//! other columns one at a time; a rewrite that keeps some rows (a [`Keep`] filter, one input) and
+//! a plain table (concatenated) read every column here and copy rows into `write::output`.
+//!
 //! Memory grows with the number of inputs, not with the partition's size: the inputs' fetched
-//! pages, about `varve.merge-buffer-size` (compressed bytes, default 128 MiB; above it each input
-//! reads its row groups in chunks of rows, a Parquet access plan per chunk, so only the chunk's
-//! pages are fetched), plus per input a decoded batch or two and a column reader per column
-//! (each with its decompression context and current page), plus the row group being written.
-//! docs/performance.md measures it. More than [`MAX_FAN_IN`] inputs are merged in passes.
+//! pages of the columns read here, at most about `varve.merge-buffer-size` (compressed bytes,
+//! default 128 MiB; above it each input reads its row groups in chunks of rows, a Parquet access
+//! plan per chunk, so only the chunk's pages are fetched), plus per input a decoded batch or two
+//! and a column reader per column read (each with its decompression context and current page),
+//! plus the output's window or row group. docs/performance.md measures it. More than
+//! [`MAX_FAN_IN`] inputs are merged in passes.
 
 use std::sync::Arc;
 

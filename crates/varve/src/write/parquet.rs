@@ -10,7 +10,9 @@
 //! Each column writer is made from a one-column schema whose column descriptor equals the file's,
 //! so the chunks append to the file's row group as usual.
 //!
-//! A merge's large row groups are encoded as they arrive instead ([`ParquetWriter::write_part`]):
+//! A compaction encodes each column of a window on a task of its own ([`ColumnEncoder`]) and writes
+//! the row groups from the encoded chunks ([`ParquetWriter::append_row_group`]). A row-by-row
+//! merge's large row groups are encoded as they arrive instead ([`ParquetWriter::write_part`]):
 //! every column's writer stays open for the row group and holds its encoded pages, so only a
 //! part of the row group is held as Arrow data (compressed pages are several times smaller).
 
