@@ -267,8 +267,7 @@ impl<'j, 'a> ColumnOutput<'j, 'a> {
         drop(window.keys);
 
         let columns = schema.fields().len();
-        let mut done: Vec<Option<(Vec<Vec<ArrowColumnChunk>>, Option<ColumnStats>)>> =
-            (0..columns).map(|_| None).collect();
+        let mut done: Vec<Option<EncodedColumn>> = (0..columns).map(|_| None).collect();
         let mut tasks = JoinSet::new();
         let mut next = 0;
         loop {
@@ -302,8 +301,8 @@ impl<'j, 'a> ColumnOutput<'j, 'a> {
             let Some(joined) = tasks.join_next().await else {
                 break;
             };
-            let (c, chunks, stats) = joined.map_err(|e| Error::internal(format!("a column merge task: {e}")))??;
-            done[c] = Some((chunks, stats));
+            let (c, encoded) = joined.map_err(|e| Error::internal(format!("a column merge task: {e}")))??;
+            done[c] = Some(encoded);
         }
         let Some(file) = self.file.as_mut() else {
             return Err(Error::internal("a merge window without a file"));
@@ -311,11 +310,11 @@ impl<'j, 'a> ColumnOutput<'j, 'a> {
         let mut per_group: Vec<Vec<Vec<ArrowColumnChunk>>> =
             row_groups.iter().map(|_| Vec::with_capacity(columns)).collect();
         for column in done {
-            let (chunks, stats) = column.ok_or_else(|| Error::internal("a column of a merge window not encoded"))?;
-            if let Some(s) = stats {
+            let encoded = column.ok_or_else(|| Error::internal("a column of a merge window not encoded"))?;
+            if let Some(s) = encoded.stats {
                 file.metrics.add_column(s);
             }
-            for (g, c) in chunks.into_iter().enumerate() {
+            for (g, c) in encoded.chunks.into_iter().enumerate() {
                 per_group[g].push(c);
             }
         }
@@ -476,7 +475,15 @@ struct ColumnJob {
     schema: arrow::datatypes::SchemaRef,
 }
 
-type ColumnDone = (usize, Vec<Vec<ArrowColumnChunk>>, Option<ColumnStats>);
+/// A column of a window, encoded: its chunks by row group (one per Parquet leaf each), and its
+/// statistics for the file's metrics.
+struct EncodedColumn {
+    chunks: Vec<Vec<ArrowColumnChunk>>,
+    stats: Option<ColumnStats>,
+}
+
+/// A column's index with its encoded window.
+type ColumnDone = (usize, EncodedColumn);
 
 impl ColumnJob {
     async fn run(self) -> Result<ColumnDone> {
@@ -515,7 +522,7 @@ impl ColumnJob {
             .iter()
             .map(|&(s, n)| self.encoder.encode(self.column, [&array.slice(s, n)]))
             .collect::<Result<Vec<_>>>()?;
-        Ok((self.column, chunks, stats))
+        Ok((self.column, EncodedColumn { chunks, stats }))
     }
 }
 
