@@ -47,6 +47,9 @@ use crate::write::parquet::{default_threads, ColumnEncoder, ParquetWriter};
 /// sizes), however many rows `varve.row-group-rows` allows.
 const ROW_GROUP_MAX_BYTES: f64 = 128.0 * 1024.0 * 1024.0;
 
+/// Rows of a window at most, whatever the merge buffer allows (a run's length is a `u32`).
+const MAX_WINDOW_ROWS: usize = 1 << 22;
+
 /// Rows per batch when a column's window is read.
 const COLUMN_BATCH_ROWS: usize = 65536;
 
@@ -80,8 +83,6 @@ struct ColumnFile {
     writer: ParquetWriter,
     sink: ParquetObjectWriter,
     metrics: FileMetrics,
-    /// Rows given to the file, written or in the window.
-    rows: u64,
     uploaded: u64,
     location: String,
 }
@@ -97,7 +98,8 @@ pub(crate) struct ColumnOutput<'j, 'a> {
     /// The file size (bytes) at which a file is cut on the next series boundary; infinite when
     /// files are not cut (an intermediate pass).
     target: f64,
-    /// Encoded bytes per row of the inputs, to estimate a file's size from its rows.
+    /// Encoded bytes per row: the inputs' at first, then the last window's, to estimate the size
+    /// of the rows not written yet.
     bytes_per_row: f64,
     row_group_rows: usize,
     /// Rows of a window: whole row groups.
@@ -153,7 +155,7 @@ impl<'j, 'a> ColumnOutput<'j, 'a> {
         // Half the merge buffer for the window's encoded columns (the rest for the pages and
         // arrays of the columns being copied), in whole row groups.
         let window_budget = (settings.merge_buffer_size as f64 / 2.0 / bytes_per_row) as usize;
-        let window_rows = (window_budget / row_group_rows).max(1) * row_group_rows;
+        let window_rows = (window_budget.min(MAX_WINDOW_ROWS) / row_group_rows).max(1) * row_group_rows;
         let threads = match settings.encode_threads {
             0 => default_threads(),
             n => n,
@@ -207,7 +209,6 @@ impl<'j, 'a> ColumnOutput<'j, 'a> {
             writer: ParquetWriter::new(&job.schema, props, self.threads)?,
             sink: ParquetObjectWriter::new(job.storage.store.clone(), path.clone()),
             metrics: FileMetrics::new(job.schema.clone()),
-            rows: 0,
             uploaded: 0,
             location: job.storage.location(&path),
         });
@@ -228,9 +229,6 @@ impl<'j, 'a> ColumnOutput<'j, 'a> {
         }
         self.window.keys.push(batch.rows.slice(start, len));
         self.window.rows += len;
-        if let Some(f) = self.file.as_mut() {
-            f.rows += len as u64;
-        }
         if let Some((rows, suffix)) = series {
             let key = series_key(rows, end - 1, suffix);
             let last = self.last_series.get_or_insert_with(Vec::new);
@@ -318,9 +316,11 @@ impl<'j, 'a> ColumnOutput<'j, 'a> {
                 per_group[g].push(c);
             }
         }
+        let before = file.writer.bytes_written();
         for group in per_group {
             file.writer.append_row_group(group)?;
         }
+        self.bytes_per_row = ((file.writer.bytes_written() - before) as f64 / keys.num_rows() as f64).max(1.0);
         file.metrics.add_rows(keys.num_rows());
         let bytes = file.writer.take_bytes()?;
         if !bytes.is_empty() {
@@ -407,8 +407,8 @@ impl RunSink for ColumnOutput<'_, '_> {
             if self.file.is_none() {
                 self.open_file()?;
             }
-            let rows = self.file.as_ref().map(|f| f.rows).unwrap_or(0);
-            let size = rows as f64 * self.bytes_per_row;
+            let written = self.file.as_ref().map(|f| f.writer.bytes_written()).unwrap_or(0);
+            let size = written as f64 + self.window.rows as f64 * self.bytes_per_row;
             let mut stop = end.min(start + (self.window_rows - self.window.rows));
             let mut close = false;
             if size >= self.target {
@@ -495,15 +495,24 @@ impl ColumnJob {
                 lows,
                 ctx,
             } => {
-                let mut parts: Vec<Vec<ArrayData>> = vec![Vec::new(); lows.len()];
-                for (p, &i) in inputs.iter().enumerate() {
-                    let mut stream = exec.execute(p, ctx.clone())?;
-                    while let Some(b) = stream.next().await {
-                        let b = b?;
-                        if b.num_rows() > 0 {
-                            parts[i].push(b.column(0).to_data());
+                // Every input's range is fetched at once (on an object store each is a request).
+                let read = inputs.iter().enumerate().map(|(p, &i)| {
+                    let (exec, ctx) = (exec.clone(), ctx.clone());
+                    async move {
+                        let mut arrays = Vec::new();
+                        let mut stream = exec.execute(p, ctx)?;
+                        while let Some(b) = stream.next().await {
+                            let b = b?;
+                            if b.num_rows() > 0 {
+                                arrays.push(b.column(0).to_data());
+                            }
                         }
+                        Ok::<_, Error>((i, arrays))
                     }
+                });
+                let mut parts: Vec<Vec<ArrayData>> = vec![Vec::new(); lows.len()];
+                for (i, arrays) in futures::future::try_join_all(read).await? {
+                    parts[i] = arrays;
                 }
                 in_run_order(&self.runs, &parts, &lows, self.rows)?
             }
