@@ -119,6 +119,11 @@ enum Cmd {
         /// Data bytes in the partition the compaction experiment compacts, e.g. 1GiB.
         #[arg(long, default_value = "1GiB", value_parser = parse_bytes)]
         compact_bytes: u64,
+        /// Keep the compaction experiment's lake (maintained) and a copy of it as loaded, before
+        /// maintenance (`<lake>.before`), for repeated `maintain-probe` runs. The lake's metadata
+        /// holds absolute paths: copy `<lake>.before` back to `<lake>` to probe it again.
+        #[arg(long)]
+        keep_compaction_lake: bool,
         /// Where results go.
         #[arg(long, default_value = "bench/results")]
         results_dir: PathBuf,
@@ -377,6 +382,7 @@ fn real_main(cli: Cli) -> Result<ExitCode, String> {
             micro_commits,
             micro_rows,
             compact_bytes,
+            keep_compaction_lake,
             results_dir,
         } => {
             if append_rows == 0 || micro_rows == 0 {
@@ -391,6 +397,7 @@ fn real_main(cli: Cli) -> Result<ExitCode, String> {
                 micro_commits,
                 micro_rows,
                 compact_bytes,
+                keep_compaction_lake,
                 command: std::env::args().collect::<Vec<_>>().join(" "),
             };
             let md = varve_bench::writes::run(&opts)?;

@@ -58,6 +58,9 @@ pub struct WritesOptions {
     pub micro_rows: usize,
     /// Bytes of data files in the partition that the compaction experiment compacts.
     pub compact_bytes: u64,
+    /// Whether the compaction experiment keeps its lake, and a copy of it before maintenance
+    /// (`<lake>.before`).
+    pub keep_compaction_lake: bool,
     /// The command line, recorded with the results.
     pub command: String,
 }
@@ -514,6 +517,17 @@ fn compaction(
         "compaction: {rows} rows in {n} files, {} MiB; maintaining in a fresh process",
         bytes >> 20
     );
+    if opts.keep_compaction_lake {
+        let before = format!("{url}.before");
+        let copied = std::process::Command::new("cp")
+            .args(["-a", &url, &before])
+            .status()
+            .map_err(|e| format!("cp -a {url} {before}: {e}"))?;
+        if !copied.success() {
+            return Err(format!("cp -a {url} {before}: {copied}"));
+        }
+        eprintln!("compaction: the lake is kept at {url}, as loaded at {before}");
+    }
     let m = crate::maintain_step::in_fresh_process(&url, &HashMap::new(), crate::store::Latency::default())?;
     eprintln!(
         "compaction: {:.2} s, {:.0} rows/s, files {} -> {}, peak RSS {:.0} MiB",
@@ -523,6 +537,9 @@ fn compaction(
         m.files_after,
         m.peak_rss_bytes as f64 / 1048576.0
     );
+    if opts.keep_compaction_lake {
+        let _ = home.keep();
+    }
     Ok(CompactionRecord {
         rows,
         appends: n,
