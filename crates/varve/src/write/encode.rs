@@ -3,18 +3,17 @@
 //! Rows are sorted by (partition, series key, time) so that each partition is one contiguous run
 //! sorted by the table's sort order (DESIGN.md, "The table contract"). Each run is encoded as one
 //! Parquet file: zstd, Iceberg field ids, page-level statistics and the page index (Parquet spec,
-//! "PageIndex"), sorting columns declared. The Iceberg metrics of a data file (Iceberg spec,
-//! "Manifests": value counts, null counts, lower and upper bounds, column sizes) are computed here.
+//! "PageIndex"), sorting columns declared; its Iceberg metrics come from `write::metrics`.
 
 use std::collections::HashMap;
 use std::sync::Arc;
 
 use arrow::array::{Array, ArrayRef, AsArray, Int32Array, RecordBatch, UInt32Array};
 use arrow::compute::{concat_batches, lexsort_to_indices, take_record_batch, SortColumn};
-use arrow::datatypes::{DataType, SchemaRef, TimeUnit};
+use arrow::datatypes::SchemaRef;
 use arrow::row::{RowConverter, SortField};
 use bytes::Bytes;
-use iceberg::spec::{DataContentType, DataFile, DataFileBuilder, DataFileFormat, Datum, Literal, Struct};
+use iceberg::spec::DataFile;
 use parquet::basic::{Compression, ZstdLevel};
 use parquet::file::metadata::SortingColumn;
 use parquet::file::properties::{EnabledStatistics, WriterProperties};
@@ -23,6 +22,7 @@ use parquet::schema::types::ColumnPath;
 use crate::error::{Error, Result};
 use crate::format::{Dedup, TableContract};
 use crate::write::keys;
+use crate::write::metrics::FileMetrics;
 use crate::write::parquet::ParquetWriter;
 
 /// Rows per Parquet row group: large enough for good compression and few footers, small enough
@@ -240,249 +240,6 @@ pub(crate) fn encode(
     let size = buf.len() as u64;
     let file = metrics.finish(&meta, contract, run.partition, location, size)?;
     Ok((buf, file))
-}
-
-/// The Iceberg metrics of a data file (Iceberg spec, "Manifests": value, null and NaN counts,
-/// lower and upper bounds, column sizes), gathered batch by batch as the file is written.
-pub(crate) struct FileMetrics {
-    schema: SchemaRef,
-    rows: u64,
-    value_counts: HashMap<i32, u64>,
-    null_counts: HashMap<i32, u64>,
-    nan_counts: HashMap<i32, u64>,
-    lower: HashMap<i32, Datum>,
-    upper: HashMap<i32, Datum>,
-    /// Columns with values but no usable bound in some batch (NaN, long strings): no bounds at all.
-    unbounded: std::collections::HashSet<i32>,
-}
-
-impl FileMetrics {
-    pub(crate) fn new(schema: SchemaRef) -> Self {
-        FileMetrics {
-            schema,
-            rows: 0,
-            value_counts: HashMap::new(),
-            null_counts: HashMap::new(),
-            nan_counts: HashMap::new(),
-            lower: HashMap::new(),
-            upper: HashMap::new(),
-            unbounded: Default::default(),
-        }
-    }
-
-    /// Adds a batch written to the file (same schema).
-    pub(crate) fn update(&mut self, batch: &RecordBatch) {
-        self.add_rows(batch.num_rows());
-        for (i, col) in batch.columns().iter().enumerate() {
-            if let Some(stats) = ColumnStats::of(&self.schema, i, col) {
-                self.add_column(stats);
-            }
-        }
-    }
-
-    /// Counts `n` rows written to the file (their columns are added by [`FileMetrics::add_column`]).
-    pub(crate) fn add_rows(&mut self, n: usize) {
-        self.rows += n as u64;
-    }
-
-    /// Adds the statistics of a part of one column written to the file.
-    pub(crate) fn add_column(&mut self, stats: ColumnStats) {
-        let id = stats.id;
-        *self.value_counts.entry(id).or_default() += stats.values;
-        *self.null_counts.entry(id).or_default() += stats.nulls;
-        if let Some(nan) = stats.nans {
-            *self.nan_counts.entry(id).or_default() += nan;
-        }
-        if stats.nulls == stats.values || self.unbounded.contains(&id) {
-            return;
-        }
-        match stats.bounds {
-            Some((lo, hi)) => {
-                let l = self.lower.entry(id).or_insert_with(|| lo.clone());
-                if lo < *l {
-                    *l = lo;
-                }
-                let u = self.upper.entry(id).or_insert_with(|| hi.clone());
-                if hi > *u {
-                    *u = hi;
-                }
-            }
-            None => {
-                self.unbounded.insert(id);
-                self.lower.remove(&id);
-                self.upper.remove(&id);
-            }
-        }
-    }
-
-    /// The data file entry, given the written file's Parquet metadata and size in bytes.
-    pub(crate) fn finish(
-        self,
-        meta: &parquet::file::metadata::ParquetMetaData,
-        contract: &TableContract,
-        partition: Option<i32>,
-        location: &str,
-        size: u64,
-    ) -> Result<DataFile> {
-        let mut column_sizes: HashMap<i32, u64> = HashMap::new();
-        for rg in meta.row_groups() {
-            for (i, c) in rg.columns().iter().enumerate() {
-                if let Some(id) = field_id(&self.schema, i) {
-                    *column_sizes.entry(id).or_default() += c.compressed_size() as u64;
-                }
-            }
-        }
-        let partition = match partition {
-            Some(p) => Struct::from_iter([Some(Literal::int(p))]),
-            None => Struct::empty(),
-        };
-        let mut b = DataFileBuilder::default();
-        b.content(DataContentType::Data)
-            .file_path(location.to_string())
-            .file_format(DataFileFormat::Parquet)
-            .partition(partition)
-            .partition_spec_id(0)
-            .record_count(self.rows)
-            .file_size_in_bytes(size)
-            .column_sizes(column_sizes)
-            .value_counts(self.value_counts)
-            .null_value_counts(self.null_counts)
-            .nan_value_counts(self.nan_counts)
-            .lower_bounds(self.lower)
-            .upper_bounds(self.upper);
-        if contract.time_column.is_some() {
-            b.sort_order_id(1);
-        }
-        b.build().map_err(|e| Error::internal(format!("data file entry: {e}")))
-    }
-}
-
-/// The Iceberg metrics of a part of one column (its values, nulls, NaNs and bounds), computed
-/// apart from the file's [`FileMetrics`] so that columns can be counted on other threads.
-pub(crate) struct ColumnStats {
-    id: i32,
-    values: u64,
-    nulls: u64,
-    /// NaN values, for a float column.
-    nans: Option<u64>,
-    /// Lower and upper bound; `None` when the part has values but no usable bound.
-    bounds: Option<(Datum, Datum)>,
-}
-
-impl ColumnStats {
-    /// The metrics of `col`, column `i` of `schema`; `None` for a column without a field id.
-    pub(crate) fn of(schema: &SchemaRef, i: usize, col: &ArrayRef) -> Option<ColumnStats> {
-        let id = field_id(schema, i)?;
-        let all_null = col.null_count() == col.len();
-        Some(ColumnStats {
-            id,
-            values: col.len() as u64,
-            nulls: col.null_count() as u64,
-            nans: col.data_type().is_floating().then(|| count_nan(col)),
-            bounds: if all_null { None } else { bounds(col) },
-        })
-    }
-}
-
-fn field_id(schema: &SchemaRef, i: usize) -> Option<i32> {
-    schema
-        .field(i)
-        .metadata()
-        .get(parquet::arrow::PARQUET_FIELD_ID_META_KEY)?
-        .parse()
-        .ok()
-}
-
-fn count_nan(col: &ArrayRef) -> u64 {
-    match col.data_type() {
-        DataType::Float64 => col
-            .as_primitive::<arrow::datatypes::Float64Type>()
-            .iter()
-            .flatten()
-            .filter(|v| v.is_nan())
-            .count() as u64,
-        DataType::Float32 => col
-            .as_primitive::<arrow::datatypes::Float32Type>()
-            .iter()
-            .flatten()
-            .filter(|v| v.is_nan())
-            .count() as u64,
-        _ => 0,
-    }
-}
-
-fn min_max<T: PartialOrd + Copy>(it: impl Iterator<Item = T>) -> Option<(T, T)> {
-    let mut acc: Option<(T, T)> = None;
-    for v in it {
-        acc = Some(match acc {
-            None => (v, v),
-            Some((lo, hi)) => (if v < lo { v } else { lo }, if v > hi { v } else { hi }),
-        });
-    }
-    acc
-}
-
-fn float_bounds(it: impl Iterator<Item = f64>) -> Option<(f64, f64)> {
-    let mut acc: Option<(f64, f64)> = None;
-    for v in it {
-        if v.is_nan() {
-            return None;
-        }
-        acc = Some(match acc {
-            None => (v, v),
-            Some((lo, hi)) => (
-                if v.total_cmp(&lo).is_lt() { v } else { lo },
-                if v.total_cmp(&hi).is_gt() { v } else { hi },
-            ),
-        });
-    }
-    acc
-}
-
-/// Lower and upper bounds of a column as Iceberg datums (NaN and nulls excluded), for the types
-/// whose bounds help pruning.
-fn bounds(col: &ArrayRef) -> Option<(Datum, Datum)> {
-    use arrow::datatypes as t;
-    match col.data_type() {
-        DataType::Int32 => {
-            min_max(col.as_primitive::<t::Int32Type>().iter().flatten()).map(|(a, b)| (Datum::int(a), Datum::int(b)))
-        }
-        DataType::Int64 => {
-            min_max(col.as_primitive::<t::Int64Type>().iter().flatten()).map(|(a, b)| (Datum::long(a), Datum::long(b)))
-        }
-        // Floats compare in total order in DataFusion (-0.0 < 0.0, NaN above all): bounds follow
-        // the same order, and a file holding NaN gets none, so that no filter prunes it wrongly.
-        DataType::Float32 => float_bounds(col.as_primitive::<t::Float32Type>().iter().flatten().map(f64::from))
-            .map(|(a, b)| (Datum::float(a as f32), Datum::float(b as f32))),
-        DataType::Float64 => float_bounds(col.as_primitive::<t::Float64Type>().iter().flatten())
-            .map(|(a, b)| (Datum::double(a), Datum::double(b))),
-        DataType::Date32 => {
-            min_max(col.as_primitive::<t::Date32Type>().iter().flatten()).map(|(a, b)| (Datum::date(a), Datum::date(b)))
-        }
-        DataType::Timestamp(TimeUnit::Microsecond, tz) => {
-            let (a, b) = min_max(col.as_primitive::<t::TimestampMicrosecondType>().iter().flatten())?;
-            Some(if tz.is_some() {
-                (Datum::timestamptz_micros(a), Datum::timestamptz_micros(b))
-            } else {
-                (Datum::timestamp_micros(a), Datum::timestamp_micros(b))
-            })
-        }
-        DataType::Utf8 => {
-            let s = col.as_string::<i32>();
-            let (a, b) = min_max(s.iter().flatten())?;
-            // Iceberg allows truncated bounds; for simplicity long strings get none.
-            if a.len() > 64 || b.len() > 64 {
-                return None;
-            }
-            Some((Datum::string(a), Datum::string(b)))
-        }
-        DataType::Boolean => {
-            let s = col.as_boolean();
-            let (a, b) = min_max(s.iter().flatten())?;
-            Some((Datum::bool(a), Datum::bool(b)))
-        }
-        _ => None,
-    }
 }
 
 #[cfg(test)]

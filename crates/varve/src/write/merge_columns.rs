@@ -37,9 +37,10 @@ use parquet::file::metadata::ParquetMetaData;
 use tokio::task::JoinSet;
 
 use crate::error::{Error, Result};
-use crate::write::encode::{self, ColumnStats, FileMetrics};
+use crate::write::encode;
 use crate::write::keys;
 use crate::write::merge::{Footer, InputBatch, MergeJob, Merged, RunSink};
+use crate::write::metrics::{count_nan, FileMetrics};
 use crate::write::output::series_key;
 use crate::write::parquet::{default_threads, ColumnEncoder, ParquetWriter};
 
@@ -292,7 +293,6 @@ impl<'j, 'a> ColumnOutput<'j, 'a> {
                     rows: keys.num_rows(),
                     row_groups: row_groups.clone(),
                     encoder: encoder.clone(),
-                    schema: schema.clone(),
                 };
                 tasks.spawn(job.run());
             }
@@ -307,11 +307,9 @@ impl<'j, 'a> ColumnOutput<'j, 'a> {
         };
         let mut per_group: Vec<Vec<Vec<ArrowColumnChunk>>> =
             row_groups.iter().map(|_| Vec::with_capacity(columns)).collect();
-        for column in done {
+        for (c, column) in done.into_iter().enumerate() {
             let encoded = column.ok_or_else(|| Error::internal("a column of a merge window not encoded"))?;
-            if let Some(s) = encoded.stats {
-                file.metrics.add_column(s);
-            }
+            file.metrics.add_nans(c, encoded.nans);
             for (g, c) in encoded.chunks.into_iter().enumerate() {
                 per_group[g].push(c);
             }
@@ -472,14 +470,13 @@ struct ColumnJob {
     rows: usize,
     row_groups: Vec<(usize, usize)>,
     encoder: Arc<ColumnEncoder>,
-    schema: arrow::datatypes::SchemaRef,
 }
 
-/// A column of a window, encoded: its chunks by row group (one per Parquet leaf each), and its
-/// statistics for the file's metrics.
+/// A column of a window, encoded: its chunks by row group (one per Parquet leaf each), and its NaN
+/// values (for the file's metrics; the rest come from the chunks' statistics).
 struct EncodedColumn {
     chunks: Vec<Vec<ArrowColumnChunk>>,
-    stats: Option<ColumnStats>,
+    nans: u64,
 }
 
 /// A column's index with its encoded window.
@@ -525,13 +522,13 @@ impl ColumnJob {
                 self.rows
             )));
         }
-        let stats = ColumnStats::of(&self.schema, self.column, &array);
+        let nans = count_nan(&array);
         let chunks = self
             .row_groups
             .iter()
             .map(|&(s, n)| self.encoder.encode(self.column, [&array.slice(s, n)]))
             .collect::<Result<Vec<_>>>()?;
-        Ok((self.column, EncodedColumn { chunks, stats }))
+        Ok((self.column, EncodedColumn { chunks, nans }))
     }
 }
 

@@ -1,9 +1,10 @@
 //! Write: turning caller batches into Parquet data files of a table.
 //!
 //! Owns validation and alignment of input to the table schema (`align`), parsing of time values
-//! (`time`), sorting, partitioning by time and Iceberg metrics (`encode`), Parquet files with
-//! columns encoded in parallel (`parquet`), row keys for last-write-wins dedup (`keys`), and
-//! merging stored files into new ones (`merge`, for compaction and copy-on-write rewrites, writing
+//! (`time`), sorting and partitioning by time (`encode`), Parquet files with columns encoded in
+//! parallel (`parquet`), the Iceberg metrics of a data file (`metrics`), row keys for
+//! last-write-wins dedup (`keys`), and merging stored files into new ones (`merge`, for compaction
+//! and copy-on-write rewrites, writing column by column through `merge_columns` or row by row
 //! through `output`). It
 //! commits nothing: `commit` decides when files become part of a snapshot.
 
@@ -12,6 +13,7 @@ pub(crate) mod encode;
 pub(crate) mod keys;
 pub(crate) mod merge;
 pub(crate) mod merge_columns;
+pub(crate) mod metrics;
 pub(crate) mod output;
 pub(crate) mod parquet;
 pub(crate) mod time;

@@ -16,8 +16,9 @@ use object_store::path::Path;
 use parquet::arrow::async_writer::{AsyncFileWriter, ParquetObjectWriter};
 
 use crate::error::Result;
-use crate::write::encode::{self, FileMetrics};
+use crate::write::encode;
 use crate::write::merge::{MergeJob, Merged};
+use crate::write::metrics::FileMetrics;
 use crate::write::parquet::ParquetWriter;
 
 /// A row group closes when it has `varve.row-group-rows` rows or this many Arrow bytes
