@@ -13,6 +13,7 @@ pub(crate) mod ddl;
 pub(crate) mod footers;
 pub(crate) mod functions;
 pub(crate) mod provider;
+pub(crate) mod references;
 pub(crate) mod session;
 pub(crate) mod sink;
 pub(crate) mod store;

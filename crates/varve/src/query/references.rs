@@ -1,0 +1,86 @@
+//! The tables a SQL statement names, found in its parsed text before anything is planned: what a
+//! server checks a namespace-scoped token against, and what a session needs to load.
+//!
+//! Statements are parsed as the lake's sessions parse them (time-travel clauses rewritten first,
+//! then DataFusion's parser) and their relations collected by DataFusion's
+//! `resolve_table_references` (CTE names are not tables), plus the tables of `DROP TABLE`. A name
+//! without a namespace is in [`DEFAULT_NAMESPACE`]; `SHOW TABLES` and the like name
+//! `information_schema` tables. Schema statements (`CREATE SCHEMA`, `DROP SCHEMA`) name none.
+
+use datafusion::sql::parser::{DFParser, Statement as DFStatement};
+use datafusion::sql::planner::object_name_to_table_reference;
+use datafusion::sql::resolve::resolve_table_references;
+use datafusion::sql::sqlparser::ast::{ObjectType, Statement};
+
+use crate::catalog::{TableIdent, DEFAULT_NAMESPACE};
+use crate::error::{Error, Result};
+use crate::query::time_travel;
+
+/// The tables the statements of `sql` read or write, each once, in name order.
+///
+/// Errors: [`crate::ErrorKind::InvalidInput`] for SQL that does not parse (DataFusion's message).
+pub fn referenced_tables(sql: &str) -> Result<Vec<TableIdent>> {
+    let rewritten = time_travel::rewrite(sql)?;
+    let text = rewritten.as_deref().unwrap_or(sql);
+    let statements = DFParser::parse_sql(text).map_err(|e| Error::invalid(format!("SQL: {e}")))?;
+    let mut tables = Vec::new();
+    let sql_error = |e: datafusion::error::DataFusionError| Error::invalid(format!("SQL: {e}"));
+    for statement in &statements {
+        let (mut relations, _ctes) = resolve_table_references(statement, true).map_err(sql_error)?;
+        // DataFusion's resolver does not count the tables a DROP TABLE names.
+        if let DFStatement::Statement(s) = statement {
+            if let Statement::Drop {
+                object_type: ObjectType::Table,
+                names,
+                ..
+            } = s.as_ref()
+            {
+                for n in names {
+                    relations.push(object_name_to_table_reference(n.clone(), true).map_err(sql_error)?);
+                }
+            }
+        }
+        for r in relations {
+            let (name, _as_of) = time_travel::split_name(r.table())?;
+            tables.push(TableIdent {
+                namespace: r.schema().unwrap_or(DEFAULT_NAMESPACE).to_string(),
+                name: name.to_string(),
+            });
+        }
+    }
+    tables.sort();
+    tables.dedup();
+    Ok(tables)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn names(sql: &str) -> Vec<String> {
+        referenced_tables(sql).unwrap().iter().map(|t| t.to_string()).collect()
+    }
+
+    #[test]
+    fn statements_name_their_tables() {
+        assert_eq!(
+            names("SELECT * FROM iot.readings r JOIN trades USING (ts) WHERE x IN (SELECT x FROM \"ops\".\"hosts\")"),
+            ["default.trades", "iot.readings", "ops.hosts"]
+        );
+        assert_eq!(names("WITH w AS (SELECT 1 AS x) SELECT * FROM w, iot.a"), ["iot.a"]);
+        assert_eq!(names("SELECT * FROM iot.a FOR VERSION AS OF 42"), ["iot.a"]);
+        assert_eq!(names("INSERT INTO iot.a SELECT * FROM ops.b"), ["iot.a", "ops.b"]);
+        assert_eq!(names("DELETE FROM iot.a WHERE ts < now()"), ["iot.a"]);
+        assert_eq!(names("SELECT 1"), Vec::<String>::new());
+        assert!(names("SHOW TABLES")
+            .iter()
+            .all(|n| n.starts_with("information_schema.")));
+        assert!(referenced_tables("SELEC 1").is_err());
+        assert_eq!(names("CREATE TABLE iot.n (ts TIMESTAMP, x DOUBLE)"), ["iot.n"]);
+        assert_eq!(names("CREATE TABLE iot.n AS SELECT * FROM ops.b"), ["iot.n", "ops.b"]);
+        assert_eq!(names("DROP TABLE iot.n, m"), ["default.m", "iot.n"]);
+        assert_eq!(names("ALTER TABLE iot.n ADD COLUMN y DOUBLE"), ["iot.n"]);
+        // Schema statements name no table: a caller that scopes access by namespace must look at them.
+        assert_eq!(names("DROP SCHEMA iot CASCADE"), Vec::<String>::new());
+    }
+}
