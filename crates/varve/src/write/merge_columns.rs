@@ -19,8 +19,9 @@
 
 use std::sync::Arc;
 
-use arrow::array::{make_array, ArrayData, ArrayRef, MutableArrayData, RecordBatch};
-use arrow::compute::concat_batches;
+use arrow::array::{make_array, Array, ArrayData, ArrayRef, Capacities, MutableArrayData, StringArray};
+use arrow::compute::BatchCoalescer;
+use arrow::datatypes::SchemaRef;
 use arrow::row::Rows;
 use datafusion::datasource::listing::PartitionedFile;
 use datafusion::datasource::physical_plan::parquet::{ParquetAccessPlan, RowGroupAccess};
@@ -71,12 +72,26 @@ struct InputFile {
     row_group_starts: Vec<u64>,
 }
 
-/// The rows gathered for the next row groups: their runs and their key columns.
-#[derive(Default)]
+/// The rows gathered for the next row groups: their runs and their key columns, copied out of the
+/// merge's input batches (so that those are freed as the merge passes them) into batches of
+/// [`KEY_BATCH_ROWS`].
 struct Window {
     runs: Vec<Run>,
-    keys: Vec<RecordBatch>,
+    keys: BatchCoalescer,
     rows: usize,
+}
+
+/// Rows per batch of a window's key columns.
+const KEY_BATCH_ROWS: usize = 8192;
+
+impl Window {
+    fn new(schema: SchemaRef) -> Window {
+        Window {
+            runs: Vec::new(),
+            keys: BatchCoalescer::new(schema, KEY_BATCH_ROWS),
+            rows: 0,
+        }
+    }
 }
 
 /// The output file being written.
@@ -107,6 +122,8 @@ pub(crate) struct ColumnOutput<'j, 'a> {
     window_rows: usize,
     threads: usize,
     window: Window,
+    /// The schema of the key columns (as the merge reads them).
+    key_schema: SchemaRef,
     file: Option<ColumnFile>,
     /// The series key of the last row taken, in row format.
     last_series: Option<Vec<u8>>,
@@ -161,6 +178,7 @@ impl<'j, 'a> ColumnOutput<'j, 'a> {
             0 => default_threads(),
             n => n,
         };
+        let key_schema = Arc::new(job.schema.project(&keys)?);
         Ok(ColumnOutput {
             ctx: job.context()?,
             job,
@@ -174,7 +192,8 @@ impl<'j, 'a> ColumnOutput<'j, 'a> {
             row_group_rows,
             window_rows,
             threads,
-            window: Window::default(),
+            window: Window::new(key_schema.clone()),
+            key_schema,
             file: None,
             last_series: None,
             merged: Merged::default(),
@@ -217,7 +236,16 @@ impl<'j, 'a> ColumnOutput<'j, 'a> {
     }
 
     /// Adds rows `start..end` of `batch` (input `input`) to the window.
-    fn take(&mut self, input: usize, batch: &InputBatch, series: Option<(&Rows, usize)>, start: usize, end: usize) {
+    ///
+    /// Errors: the key batch does not have the window's key schema (an internal error).
+    fn take(
+        &mut self,
+        input: usize,
+        batch: &InputBatch,
+        series: Option<(&Rows, usize)>,
+        start: usize,
+        end: usize,
+    ) -> Result<()> {
         let len = end - start;
         let first = batch.offset + start as u64;
         match self.window.runs.last_mut() {
@@ -228,7 +256,7 @@ impl<'j, 'a> ColumnOutput<'j, 'a> {
                 len: len as u32,
             }),
         }
-        self.window.keys.push(batch.rows.slice(start, len));
+        self.window.keys.push_batch(batch.rows.slice(start, len))?;
         self.window.rows += len;
         if let Some((rows, suffix)) = series {
             let key = series_key(rows, end - 1, suffix);
@@ -236,11 +264,12 @@ impl<'j, 'a> ColumnOutput<'j, 'a> {
             last.clear();
             last.extend_from_slice(key);
         }
+        Ok(())
     }
 
     /// Writes the window's rows as row groups of the file being written.
     async fn flush_window(&mut self) -> Result<()> {
-        let window = std::mem::take(&mut self.window);
+        let mut window = std::mem::replace(&mut self.window, Window::new(self.key_schema.clone()));
         if window.rows == 0 {
             return Ok(());
         }
@@ -262,8 +291,12 @@ impl<'j, 'a> ColumnOutput<'j, 'a> {
             range.1 = r.start + r.len as u64;
         }
         let runs = Arc::new(window.runs);
-        let keys = concat_batches(&window.keys[0].schema(), &window.keys)?;
-        drop(window.keys);
+        window.keys.finish_buffered_batch()?;
+        let mut keys = Vec::new();
+        while let Some(b) = window.keys.next_completed_batch() {
+            keys.push(b);
+        }
+        let rows = window.rows;
 
         let columns = schema.fields().len();
         let mut done: Vec<Option<EncodedColumn>> = (0..columns).map(|_| None).collect();
@@ -274,7 +307,7 @@ impl<'j, 'a> ColumnOutput<'j, 'a> {
                 let c = next;
                 next += 1;
                 let source = match self.keys.iter().position(|k| *k == c) {
-                    Some(j) => Source::Ready(keys.column(j).clone()),
+                    Some(j) => Source::Ready(keys.iter().map(|b| b.column(j).clone()).collect()),
                     None => {
                         let (exec, inputs) = self.column_scan(c, &ranges)?;
                         let lows = ranges.iter().map(|r| r.map(|r| r.0).unwrap_or(0)).collect();
@@ -290,7 +323,7 @@ impl<'j, 'a> ColumnOutput<'j, 'a> {
                     column: c,
                     source,
                     runs: runs.clone(),
-                    rows: keys.num_rows(),
+                    rows,
                     row_groups: row_groups.clone(),
                     encoder: encoder.clone(),
                 };
@@ -318,8 +351,8 @@ impl<'j, 'a> ColumnOutput<'j, 'a> {
         for group in per_group {
             file.writer.append_row_group(group)?;
         }
-        self.bytes_per_row = ((file.writer.bytes_written() - before) as f64 / keys.num_rows() as f64).max(1.0);
-        file.metrics.add_rows(keys.num_rows());
+        self.bytes_per_row = ((file.writer.bytes_written() - before) as f64 / rows as f64).max(1.0);
+        file.metrics.add_rows(rows);
         let bytes = file.writer.take_bytes()?;
         if !bytes.is_empty() {
             file.uploaded += bytes.len() as u64;
@@ -436,7 +469,7 @@ impl RunSink for ColumnOutput<'_, '_> {
                     }
                 }
             }
-            self.take(input, batch, series, start, stop);
+            self.take(input, batch, series, start, stop)?;
             start = stop;
             if close {
                 self.close_file().await?;
@@ -450,8 +483,8 @@ impl RunSink for ColumnOutput<'_, '_> {
 
 /// Where a column's values for a window come from.
 enum Source {
-    /// A key column, already in the window's order (the merge read it).
-    Ready(ArrayRef),
+    /// A key column, already in the window's order (the merge read it), in batches.
+    Ready(Vec<ArrayRef>),
     /// A scan with a partition per input in `inputs` (by index), each reading its range of the
     /// window from its first row (`lows`, by input).
     Scan {
@@ -484,8 +517,24 @@ type ColumnDone = (usize, EncodedColumn);
 
 impl ColumnJob {
     async fn run(self) -> Result<ColumnDone> {
-        let array = match self.source {
-            Source::Ready(a) => a,
+        let mut nans = 0;
+        let mut chunks = Vec::with_capacity(self.row_groups.len());
+        match self.source {
+            Source::Ready(arrays) => {
+                let got: usize = arrays.iter().map(|a| a.len()).sum();
+                if got != self.rows {
+                    return Err(Error::internal(format!(
+                        "key column {} of a merge window has {got} rows of {}",
+                        self.column, self.rows
+                    )));
+                }
+                for a in &arrays {
+                    nans += count_nan(a);
+                }
+                for &(start, len) in &self.row_groups {
+                    chunks.push(self.encoder.encode(self.column, &slices(&arrays, start, len))?);
+                }
+            }
             Source::Scan {
                 exec,
                 inputs,
@@ -511,63 +560,130 @@ impl ColumnJob {
                 for (i, arrays) in futures::future::try_join_all(read).await? {
                     parts[i] = arrays;
                 }
-                in_run_order(&self.runs, &parts, &lows, self.rows)?
+                let got: usize = parts.iter().flatten().map(|a| a.len()).sum();
+                if got != self.rows {
+                    return Err(Error::internal(format!(
+                        "column {} of a merge window read {got} rows of {}",
+                        self.column, self.rows
+                    )));
+                }
+                // One row group at a time, so that only one is held in the window's order.
+                let mut order = RunOrder::new(&self.runs, &parts, &lows);
+                for &(_, len) in &self.row_groups {
+                    let array = order.next(len)?;
+                    nans += count_nan(&array);
+                    chunks.push(self.encoder.encode(self.column, [&array])?);
+                }
             }
-        };
-        if array.len() != self.rows {
-            return Err(Error::internal(format!(
-                "column {} of a merge window has {} rows of {}",
-                self.column,
-                array.len(),
-                self.rows
-            )));
         }
-        let nans = count_nan(&array);
-        let chunks = self
-            .row_groups
-            .iter()
-            .map(|&(s, n)| self.encoder.encode(self.column, [&array.slice(s, n)]))
-            .collect::<Result<Vec<_>>>()?;
         Ok((self.column, EncodedColumn { chunks, nans }))
     }
 }
 
-/// The window's values of one column in output order: `runs` copied out of `parts` (per input, its
-/// arrays in order, starting at the input's row `lows[input]`).
-///
-/// Errors: a run past the rows read from its input.
-fn in_run_order(runs: &[Run], parts: &[Vec<ArrayData>], lows: &[u64], rows: usize) -> Result<ArrayRef> {
-    let mut all: Vec<&ArrayData> = Vec::new();
-    let mut first = Vec::with_capacity(parts.len());
-    for p in parts {
-        first.push(all.len());
-        all.extend(p.iter());
+/// Rows `start..start + len` of the concatenation of `arrays`, as slices of them.
+fn slices(arrays: &[ArrayRef], start: usize, len: usize) -> Vec<ArrayRef> {
+    let (mut out, mut at) = (Vec::new(), 0);
+    for a in arrays {
+        let (from, to) = (start.max(at), (start + len).min(at + a.len()));
+        if from < to {
+            out.push(a.slice(from - at, to - from));
+        }
+        at += a.len();
     }
-    if all.is_empty() {
-        return Err(Error::internal("a merge window's column read no rows"));
-    }
-    let mut out = MutableArrayData::new(all, false, rows);
-    // Per input: the array at which its next run starts, and that array's first row.
-    let mut at: Vec<(usize, u64)> = lows.iter().map(|&l| (0, l)).collect();
-    for r in runs {
-        let i = r.input as usize;
-        let (mut pos, mut left) = (r.start, r.len as u64);
-        while left > 0 {
-            let (k, base) = at[i];
-            let Some(a) = parts[i].get(k) else {
-                return Err(Error::internal("a merge run past its input's rows"));
-            };
-            let len = a.len() as u64;
-            if pos >= base + len {
-                at[i] = (k + 1, base + len);
-                continue;
+    out
+}
+
+/// The window's values of one column in output order, a row group at a time: `runs` copied out of
+/// `parts` (per input, its arrays in order, starting at the input's row `lows[input]`).
+struct RunOrder<'r> {
+    runs: &'r [Run],
+    parts: &'r [Vec<ArrayData>],
+    /// Every input's arrays, in input order (what `MutableArrayData` indexes).
+    all: Vec<&'r ArrayData>,
+    /// Per input: the index in `all` of its first array.
+    first: Vec<usize>,
+    /// Per input: the array at which its next run starts, and that array's first row.
+    at: Vec<(usize, u64)>,
+    /// The next run, and the rows of it already given.
+    run: usize,
+    done_in_run: u64,
+    /// Value bytes per row of a string column (to size its buffer); 0 for other types.
+    string_bytes_per_row: f64,
+}
+
+impl<'r> RunOrder<'r> {
+    fn new(runs: &'r [Run], parts: &'r [Vec<ArrayData>], lows: &[u64]) -> RunOrder<'r> {
+        let mut all: Vec<&ArrayData> = Vec::new();
+        let mut first = Vec::with_capacity(parts.len());
+        for p in parts {
+            first.push(all.len());
+            all.extend(p.iter());
+        }
+        let (mut bytes, mut rows) = (0usize, 0usize);
+        for a in &all {
+            if *a.data_type() == arrow::datatypes::DataType::Utf8 {
+                let s = StringArray::from((*a).clone());
+                let o = s.value_offsets();
+                bytes += (o[o.len() - 1] - o[0]).max(0) as usize;
             }
-            let from = pos - base;
-            let take = left.min(len - from);
-            out.extend(first[i] + k, from as usize, (from + take) as usize);
-            pos += take;
-            left -= take;
+            rows += a.len();
+        }
+        RunOrder {
+            runs,
+            parts,
+            all,
+            first,
+            at: lows.iter().map(|&l| (0, l)).collect(),
+            run: 0,
+            done_in_run: 0,
+            string_bytes_per_row: bytes as f64 / rows.max(1) as f64,
         }
     }
-    Ok(make_array(out.freeze()))
+
+    /// The next `len` rows in output order.
+    ///
+    /// Errors: a run past the rows read from its input.
+    fn next(&mut self, len: usize) -> Result<ArrayRef> {
+        if self.all.is_empty() {
+            return Err(Error::internal("a merge window's column read no rows"));
+        }
+        let capacities = match self.all[0].data_type() {
+            arrow::datatypes::DataType::Utf8 => {
+                Capacities::Binary(len, Some((len as f64 * self.string_bytes_per_row * 1.05) as usize + 64))
+            }
+            _ => Capacities::Array(len),
+        };
+        let mut out = MutableArrayData::with_capacities(self.all.clone(), false, capacities);
+        let mut left = len as u64;
+        while left > 0 {
+            let Some(r) = self.runs.get(self.run) else {
+                return Err(Error::internal("a merge window's runs end before its rows"));
+            };
+            let i = r.input as usize;
+            let (mut pos, mut want) = (r.start + self.done_in_run, (r.len as u64 - self.done_in_run).min(left));
+            let took = want;
+            while want > 0 {
+                let (k, base) = self.at[i];
+                let Some(a) = self.parts[i].get(k) else {
+                    return Err(Error::internal("a merge run past its input's rows"));
+                };
+                let n = a.len() as u64;
+                if pos >= base + n {
+                    self.at[i] = (k + 1, base + n);
+                    continue;
+                }
+                let from = pos - base;
+                let take = want.min(n - from);
+                out.extend(self.first[i] + k, from as usize, (from + take) as usize);
+                pos += take;
+                want -= take;
+            }
+            left -= took;
+            self.done_in_run += took;
+            if self.done_in_run == r.len as u64 {
+                (self.run, self.done_in_run) = (self.run + 1, 0);
+            }
+        }
+        Ok(make_array(out.freeze()))
+    }
 }

@@ -9,7 +9,7 @@
 
 use std::collections::HashMap;
 
-use arrow::array::{ArrayRef, AsArray, RecordBatch};
+use arrow::array::{Array, ArrayRef, AsArray, RecordBatch};
 use arrow::datatypes::{DataType, Float32Type, Float64Type, SchemaRef, TimeUnit};
 use iceberg::spec::{DataContentType, DataFile, DataFileBuilder, DataFileFormat, Datum, Literal, Struct};
 use parquet::file::metadata::ParquetMetaData;
