@@ -10,6 +10,7 @@ mod output;
 mod serve;
 mod shell;
 mod table;
+mod token;
 
 use std::collections::HashMap;
 use std::io::IsTerminal;
@@ -108,6 +109,8 @@ enum Command {
     /// Serve the lake: SQL over HTTP (JSON, CSV, NDJSON, Arrow IPC, Parquet), with tokens and
     /// limits, until SIGINT or SIGTERM.
     Serve(serve::ServeArgs),
+    /// Manage the tokens of a token file (`serve --token-file`): add, ls, revoke.
+    Token(token::TokenArgs),
     /// Create a lake in a fresh directory, import real data and run example queries. The lake
     /// goes to DIR/lake and the input files to DIR/input; --lake and -o do not apply.
     Demo {
@@ -255,6 +258,9 @@ async fn run(cli: Cli) -> varve::Result<()> {
         }
         return demo::run(dir.clone()).await;
     }
+    if let Command::Token(args) = cli.command {
+        return token::run(args, cli.lake.is_some() || !cli.storage_options.is_empty());
+    }
     let url = cli.lake.clone().unwrap_or_else(varve::default_lake_url);
     let writes = matches!(cli.command, Command::Import(_) | Command::Create(_));
     if !writes && !url.contains(':') && !std::path::Path::new(&url).is_dir() {
@@ -309,6 +315,7 @@ async fn run(cli: Cli) -> varve::Result<()> {
         }
         Command::Maintain(args) => maintain::run(&lake, args).await,
         Command::Serve(args) => serve::run(lake, args).await,
+        Command::Token(args) => token::run(args, true),
         Command::Alter(args) => maintain::alter(&lake, args).await,
         Command::Delete(args) => maintain::delete(&lake, args).await,
         Command::Latest { table, out } => {

@@ -13,9 +13,9 @@ pub(crate) struct ServeArgs {
     /// 0 picks a free one.
     #[arg(long, default_value = "127.0.0.1:8086", value_name = "ADDR:PORT")]
     http: SocketAddr,
-    /// A file of bearer tokens, one per line (# starts a comment): requests then need
-    /// `Authorization: Bearer <token>`. Without it every client may read and write, so keep the
-    /// default loopback address.
+    /// A token file made by `varve token add` (the tokens' hashes, scopes and namespaces): requests
+    /// then need `Authorization: Bearer <token>`. Without it every client may read and write, so
+    /// keep the default loopback address.
     #[arg(long, value_name = "FILE")]
     token_file: Option<PathBuf>,
     /// With --token-file: requests without a token may still read (queries that change nothing,

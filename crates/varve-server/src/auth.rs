@@ -1,13 +1,112 @@
-//! Bearer tokens (RFC 6750, `Authorization: Bearer <token>`): a token file lists the tokens that
-//! may read and write. What a request needs is decided by its route: SQL needs write access
-//! unless the statement only reads.
+//! Bearer tokens (RFC 6750, `Authorization: Bearer <token>`) and the token file that lists them.
+//!
+//! The file holds no token, only each token's SHA-256 hash (FIPS 180-4; tokens are 160 random
+//! bits, so a fast hash is enough: nobody can guess one from its hash), with an id (the first 12
+//! hex digits of the hash, shown by `varve token ls` and used by `varve token revoke`), a scope and
+//! an optional namespace. One token per line, `#` starts a comment:
+//!
+//! ```text
+//! id=1f2e3d4c5b6a scope=write namespace=* created=2026-12-02T16:00:00Z sha256=1f2e3d4c5b6a...
+//! ```
+//!
+//! A `read` token may run statements that change nothing, list tables and read metrics; a `write`
+//! token may also write. A token with a namespace may only name tables of that namespace
+//! (`varve::referenced_tables`), and may not run schema statements.
 
-use std::collections::HashSet;
+use std::fmt::Write as _;
 use std::path::Path;
 
-/// The tokens a server accepts. Compared in full; never logged.
+use sha2::{Digest, Sha256};
+
+/// What a token may do.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Scope {
+    /// Statements that change nothing, table listings, metrics.
+    Read,
+    /// Everything `Read` may, and writes.
+    Write,
+}
+
+impl Scope {
+    /// `read` or `write`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Scope::Read => "read",
+            Scope::Write => "write",
+        }
+    }
+
+    /// Parses `read` or `write`.
+    ///
+    /// Errors: any other text, with the accepted values.
+    pub fn parse(s: &str) -> Result<Scope, String> {
+        match s {
+            "read" => Ok(Scope::Read),
+            "write" => Ok(Scope::Write),
+            _ => Err(format!("scope {s:?}: use read or write")),
+        }
+    }
+}
+
+/// One line of a token file: a token's hash with what it may do.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TokenEntry {
+    /// The first 12 hex digits of the hash: how `varve token ls` and `revoke` name the token.
+    pub id: String,
+    /// What the token may do.
+    pub scope: Scope,
+    /// The only namespace whose tables the token may name; `None`: every namespace.
+    pub namespace: Option<String>,
+    /// When the token was made (RFC 3339, UTC).
+    pub created: String,
+    sha256: [u8; 32],
+}
+
+impl TokenEntry {
+    /// The entry's line in a token file (without the newline).
+    pub fn line(&self) -> String {
+        format!(
+            "id={} scope={} namespace={} created={} sha256={}",
+            self.id,
+            self.scope.as_str(),
+            self.namespace.as_deref().unwrap_or("*"),
+            self.created,
+            hex(&self.sha256)
+        )
+    }
+
+    /// Parses a line written by [`TokenEntry::line`]; fields may come in any order, unknown fields
+    /// are skipped (a later version may add some).
+    fn parse(line: &str) -> Result<TokenEntry, String> {
+        let (mut scope, mut namespace, mut created, mut sha) = (None, None, String::new(), None);
+        for field in line.split_whitespace() {
+            let Some((key, value)) = field.split_once('=') else {
+                return Err(format!(
+                    "{field:?} is not key=value (a token file holds token hashes, made by `varve token add`, not tokens)"
+                ));
+            };
+            match key {
+                "scope" => scope = Some(Scope::parse(value)?),
+                "namespace" => namespace = (value != "*").then(|| value.to_string()),
+                "created" => created = value.to_string(),
+                "sha256" => sha = Some(unhex(value).ok_or_else(|| format!("sha256={value}: not 64 hex digits"))?),
+                _ => {}
+            }
+        }
+        let sha256 = sha.ok_or("no sha256= field")?;
+        Ok(TokenEntry {
+            id: hex(&sha256)[..12].to_string(),
+            scope: scope.ok_or("no scope= field")?,
+            namespace,
+            created,
+            sha256,
+        })
+    }
+}
+
+/// The tokens a server accepts, by hash. Never holds a token itself.
 #[derive(Clone)]
-pub struct Tokens(HashSet<String>);
+pub struct Tokens(Vec<TokenEntry>);
 
 impl std::fmt::Debug for Tokens {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -16,51 +115,184 @@ impl std::fmt::Debug for Tokens {
 }
 
 impl Tokens {
-    /// Tokens from a file: one per line; blank lines and lines starting with `#` are skipped.
+    /// The tokens of a token file.
     ///
-    /// Errors: the file cannot be read, or holds no token (naming the file).
+    /// Errors: the file cannot be read, a line is not a token entry (naming the file and line), or
+    /// the file holds no token.
     pub fn from_file(path: &Path) -> Result<Tokens, String> {
         let text = std::fs::read_to_string(path).map_err(|e| format!("token file {}: {e}", path.display()))?;
-        Tokens::parse(&text).ok_or_else(|| format!("token file {}: no tokens in it", path.display()))
+        let tokens = Tokens::parse(&text).map_err(|e| format!("token file {}: {e}", path.display()))?;
+        match tokens.0.is_empty() {
+            true => Err(format!(
+                "token file {}: no tokens in it (add one with `varve token add --token-file {}`)",
+                path.display(),
+                path.display()
+            )),
+            false => Ok(tokens),
+        }
     }
 
-    /// Tokens from the text of a token file; `None` when it holds none.
-    pub fn parse(text: &str) -> Option<Tokens> {
-        let set: HashSet<String> = text
-            .lines()
-            .map(str::trim)
-            .filter(|l| !l.is_empty() && !l.starts_with('#'))
-            .map(str::to_string)
-            .collect();
-        (!set.is_empty()).then_some(Tokens(set))
+    /// The tokens of a token file's text (maybe none).
+    ///
+    /// Errors: a line that is not a token entry, with its number.
+    pub fn parse(text: &str) -> Result<Tokens, String> {
+        let mut entries = Vec::new();
+        for (i, line) in text.lines().enumerate() {
+            let line = line.trim();
+            if line.is_empty() || line.starts_with('#') {
+                continue;
+            }
+            entries.push(TokenEntry::parse(line).map_err(|e| format!("line {}: {e}", i + 1))?);
+        }
+        Ok(Tokens(entries))
     }
 
-    fn contains(&self, token: &str) -> bool {
-        self.0.contains(token)
+    /// The entries, in file order.
+    pub fn entries(&self) -> &[TokenEntry] {
+        &self.0
+    }
+
+    /// The entry of `token`, if it is one of these.
+    fn find(&self, token: &str) -> Option<&TokenEntry> {
+        let hash: [u8; 32] = Sha256::digest(token.as_bytes()).into();
+        self.0.iter().find(|e| e.sha256 == hash)
     }
 }
 
-/// What a request may do.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Access {
-    /// Nothing but `/health`.
-    None,
-    /// Queries that change nothing, listings, metrics.
-    Read,
-    /// Everything.
-    Write,
+/// A new random token (`varve_` and 40 hex digits: 160 bits from the system's generator) and its
+/// entry, made now.
+///
+/// Errors: a namespace that is not a valid name, or the system's random source failing.
+pub fn new_token(scope: Scope, namespace: Option<&str>) -> Result<(String, TokenEntry), String> {
+    if let Some(ns) = namespace {
+        varve::TableIdent::parse(&format!("{ns}.t"))
+            .map_err(|_| format!("namespace {ns:?}: use letters, digits, _ and -, starting with a letter or _"))?;
+    }
+    let mut secret = [0u8; 20];
+    getrandom::fill(&mut secret).map_err(|e| format!("random token: {e}"))?;
+    let token = format!("varve_{}", hex(&secret));
+    let sha256: [u8; 32] = Sha256::digest(token.as_bytes()).into();
+    let entry = TokenEntry {
+        id: hex(&sha256)[..12].to_string(),
+        scope,
+        namespace: namespace.map(str::to_string),
+        created: chrono::Utc::now().format("%Y-%m-%dT%H:%M:%SZ").to_string(),
+        sha256,
+    };
+    Ok((token, entry))
 }
 
-/// The access of a request with `Authorization` header `header`.
-pub(crate) fn access(tokens: Option<&Tokens>, anonymous_read: bool, header: Option<&str>) -> Access {
+/// Appends `entry` to the token file at `path`, creating it (readable by its owner only, with a
+/// comment saying what it is) when it does not exist.
+///
+/// Errors: the file cannot be read or written, or is not a token file (naming the line).
+pub fn add_to_file(path: &Path, entry: &TokenEntry) -> Result<(), String> {
+    let what = |e: std::io::Error| format!("token file {}: {e}", path.display());
+    let mut text = match std::fs::read_to_string(path) {
+        Ok(t) => {
+            Tokens::parse(&t).map_err(|e| format!("token file {}: {e}", path.display()))?;
+            t
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            "# Varve token file: the SHA-256 hash of each token, never the token (varve token add|ls|revoke)\n"
+                .to_string()
+        }
+        Err(e) => return Err(what(e)),
+    };
+    if !text.is_empty() && !text.ends_with('\n') {
+        text.push('\n');
+    }
+    text.push_str(&entry.line());
+    text.push('\n');
+    write_private(path, &text).map_err(what)
+}
+
+/// Removes the token with id `id` from the token file at `path`; returns its entry.
+///
+/// Errors: the file cannot be read or written, is not a token file, or has no token with that id.
+pub fn revoke_in_file(path: &Path, id: &str) -> Result<TokenEntry, String> {
+    let what = |e: std::io::Error| format!("token file {}: {e}", path.display());
+    let text = std::fs::read_to_string(path).map_err(what)?;
+    let tokens = Tokens::parse(&text).map_err(|e| format!("token file {}: {e}", path.display()))?;
+    let Some(entry) = tokens.0.iter().find(|e| e.id == id).cloned() else {
+        return Err(format!(
+            "token file {}: no token with id {id} (see `varve token ls`)",
+            path.display()
+        ));
+    };
+    let kept: String = text
+        .lines()
+        .filter(|l| TokenEntry::parse(l.trim()).map(|e| e.id != id).unwrap_or(true))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    write_private(path, &kept).map_err(what)?;
+    Ok(entry)
+}
+
+/// Replaces the file at `path` with `text` (written beside it, then renamed), readable and
+/// writable by its owner only.
+fn write_private(path: &Path, text: &str) -> std::io::Result<()> {
+    let tmp = path.with_extension("tmp");
+    std::fs::write(&tmp, text)?;
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&tmp, std::fs::Permissions::from_mode(0o600))?;
+    }
+    std::fs::rename(&tmp, path)
+}
+
+fn hex(bytes: &[u8]) -> String {
+    let mut s = String::with_capacity(bytes.len() * 2);
+    for b in bytes {
+        let _ = write!(s, "{b:02x}");
+    }
+    s
+}
+
+fn unhex(s: &str) -> Option<[u8; 32]> {
+    if s.len() != 64 {
+        return None;
+    }
+    let mut out = [0u8; 32];
+    for (i, o) in out.iter_mut().enumerate() {
+        *o = u8::from_str_radix(s.get(2 * i..2 * i + 2)?, 16).ok()?;
+    }
+    Some(out)
+}
+
+/// What a request may do: its scope and namespace, or nothing.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Grant {
+    /// `None`: only `/health`.
+    pub(crate) scope: Option<Scope>,
+    /// The only namespace the request may name tables of; `None`: any.
+    pub(crate) namespace: Option<String>,
+    /// Whether a token was presented and accepted (not an anonymous read or an open server).
+    pub(crate) token: bool,
+}
+
+/// The grant of a request with `Authorization` header `header`.
+pub(crate) fn grant(tokens: Option<&Tokens>, anonymous_read: bool, header: Option<&str>) -> Grant {
     let Some(tokens) = tokens else {
-        return Access::Write;
+        return Grant {
+            scope: Some(Scope::Write),
+            namespace: None,
+            token: false,
+        };
     };
     let token = header.and_then(|h| h.strip_prefix("Bearer ").or_else(|| h.strip_prefix("bearer ")));
-    match token {
-        Some(t) if tokens.contains(t.trim()) => Access::Write,
-        _ if anonymous_read => Access::Read,
-        _ => Access::None,
+    match token.and_then(|t| tokens.find(t.trim())) {
+        Some(e) => Grant {
+            scope: Some(e.scope),
+            namespace: e.namespace.clone(),
+            token: true,
+        },
+        None => Grant {
+            scope: anonymous_read.then_some(Scope::Read),
+            namespace: None,
+            token: false,
+        },
     }
 }
 
@@ -70,13 +302,60 @@ mod tests {
 
     #[test]
     fn tokens_decide_access() {
-        let t = Tokens::parse("# ops\nsecret-1\n\n  secret-2  \n").unwrap();
-        assert_eq!(access(Some(&t), false, Some("Bearer secret-2")), Access::Write);
-        assert_eq!(access(Some(&t), false, Some("Bearer nope")), Access::None);
-        assert_eq!(access(Some(&t), false, None), Access::None);
-        assert_eq!(access(Some(&t), true, None), Access::Read);
-        assert_eq!(access(Some(&t), true, Some("Basic c2VjcmV0LTE=")), Access::Read);
-        assert_eq!(access(None, false, None), Access::Write);
-        assert!(Tokens::parse("# only a comment\n").is_none());
+        let (w, we) = new_token(Scope::Write, None).unwrap();
+        let (r, re) = new_token(Scope::Read, Some("iot")).unwrap();
+        assert!(w.starts_with("varve_") && w.len() == 46, "{w}");
+        let text = format!("# ops\n{}\n\n  {}  \n", we.line(), re.line());
+        assert!(!text.contains(&w) && !text.contains(&r), "the file holds no token");
+        let t = Tokens::parse(&text).unwrap();
+        assert_eq!(t.entries(), &[we.clone(), re.clone()]);
+        let g = |tokens: Option<&Tokens>, anon: bool, h: Option<&str>| {
+            let g = grant(tokens, anon, h);
+            (g.scope, g.namespace)
+        };
+        assert_eq!(
+            g(Some(&t), false, Some(&format!("Bearer {w}"))),
+            (Some(Scope::Write), None)
+        );
+        assert_eq!(
+            g(Some(&t), false, Some(&format!("Bearer {r}"))),
+            (Some(Scope::Read), Some("iot".into()))
+        );
+        assert_eq!(g(Some(&t), false, Some("Bearer nope")), (None, None));
+        assert_eq!(g(Some(&t), false, None), (None, None));
+        assert_eq!(g(Some(&t), true, None), (Some(Scope::Read), None));
+        assert_eq!(
+            g(Some(&t), true, Some(&format!("Basic {w}"))),
+            (Some(Scope::Read), None)
+        );
+        assert_eq!(g(None, false, None), (Some(Scope::Write), None));
+        assert!(Tokens::parse("# only a comment\n").unwrap().entries().is_empty());
+        let e = Tokens::parse("# old style\ns3cret\n").unwrap_err();
+        assert!(e.starts_with("line 2:") && e.contains("varve token add"), "{e}");
+        assert!(new_token(Scope::Read, Some("no.dots")).is_err());
+    }
+
+    #[test]
+    fn token_files_add_and_revoke() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("tokens");
+        let (_, a) = new_token(Scope::Write, None).unwrap();
+        let (_, b) = new_token(Scope::Read, Some("iot")).unwrap();
+        add_to_file(&path, &a).unwrap();
+        add_to_file(&path, &b).unwrap();
+        assert_eq!(Tokens::from_file(&path).unwrap().entries(), &[a.clone(), b.clone()]);
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            assert_eq!(std::fs::metadata(&path).unwrap().permissions().mode() & 0o777, 0o600);
+        }
+        assert_eq!(revoke_in_file(&path, &a.id).unwrap(), a);
+        assert_eq!(Tokens::from_file(&path).unwrap().entries(), &[b.clone()]);
+        assert!(revoke_in_file(&path, &a.id).unwrap_err().contains("no token with id"));
+        revoke_in_file(&path, &b.id).unwrap();
+        assert!(Tokens::from_file(&path).unwrap_err().contains("no tokens in it"));
+        assert!(std::fs::read_to_string(&path)
+            .unwrap()
+            .starts_with("# Varve token file"));
     }
 }

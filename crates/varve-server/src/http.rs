@@ -24,7 +24,7 @@ use serde::Deserialize;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use varve::{ErrorKind, Lake, QueryOptions};
 
-use crate::auth::{self, Access};
+use crate::auth::{self, Grant, Scope};
 use crate::metrics::Metrics;
 use crate::results::{Encoder, Format};
 use crate::ServerConfig;
@@ -110,28 +110,41 @@ impl IntoResponse for ApiError {
     }
 }
 
-/// The access of a request, or 401 when it has less than `needed`.
-fn check_access(state: &AppState, headers: &HeaderMap, needed: Access) -> Result<Access, ApiError> {
+/// The grant of a request: 401 without a usable token (when one is needed), 403 for a token whose
+/// scope is less than `needed`.
+fn check_access(state: &AppState, headers: &HeaderMap, needed: Scope) -> Result<Grant, ApiError> {
     let header = headers.get(header::AUTHORIZATION).and_then(|v| v.to_str().ok());
     let cfg = &state.0.config;
-    let access = auth::access(cfg.tokens.as_ref(), cfg.allow_anonymous_read, header);
-    let enough = match needed {
-        Access::None => true,
-        Access::Read => access != Access::None,
-        Access::Write => access == Access::Write,
-    };
-    match enough {
-        true => Ok(access),
-        false if access == Access::Read => Err(ApiError::new(
+    let grant = auth::grant(cfg.tokens.as_ref(), cfg.allow_anonymous_read, header);
+    match grant.scope {
+        Some(s) if s >= needed => Ok(grant),
+        Some(_) if grant.token => Err(ApiError::new(
+            StatusCode::FORBIDDEN,
+            "forbidden",
+            "this token may only read (scope read): this request changes data",
+        )),
+        Some(_) => Err(ApiError::new(
             StatusCode::UNAUTHORIZED,
             "unauthorized",
             "this request changes data and needs a token (Authorization: Bearer <token>)",
         )),
-        false => Err(ApiError::new(
+        None => Err(ApiError::new(
             StatusCode::UNAUTHORIZED,
             "unauthorized",
             "a token is needed (Authorization: Bearer <token>)",
         )),
+    }
+}
+
+/// 403 unless `grant` may name `table` (a token scoped to a namespace names only its tables).
+fn check_namespace(grant: &Grant, table: &varve::TableIdent) -> Result<(), ApiError> {
+    match &grant.namespace {
+        Some(ns) if *ns != table.namespace => Err(ApiError::new(
+            StatusCode::FORBIDDEN,
+            "forbidden",
+            format!("this token is scoped to namespace {ns}: it cannot use table {table}"),
+        )),
+        _ => Ok(()),
     }
 }
 
@@ -163,7 +176,7 @@ async fn health() -> &'static str {
 }
 
 async fn metrics(State(state): State<AppState>, headers: HeaderMap) -> Response {
-    let r = check_access(&state, &headers, Access::Read).map(|_| {
+    let r = check_access(&state, &headers, Scope::Read).map(|_| {
         (
             [(
                 header::CONTENT_TYPE,
@@ -178,8 +191,16 @@ async fn metrics(State(state): State<AppState>, headers: HeaderMap) -> Response 
 
 async fn tables(State(state): State<AppState>, headers: HeaderMap) -> Response {
     let r = async {
-        check_access(&state, &headers, Access::Read)?;
-        let names: Vec<String> = state.0.lake.tables().await?.iter().map(|t| t.to_string()).collect();
+        let grant = check_access(&state, &headers, Scope::Read)?;
+        let names: Vec<String> = state
+            .0
+            .lake
+            .tables()
+            .await?
+            .iter()
+            .filter(|t| check_namespace(&grant, t).is_ok())
+            .map(|t| t.to_string())
+            .collect();
         Ok(axum::Json(serde_json::json!({ "tables": names })).into_response())
     };
     let r = r.await;
@@ -188,7 +209,10 @@ async fn tables(State(state): State<AppState>, headers: HeaderMap) -> Response {
 
 async fn table(State(state): State<AppState>, headers: HeaderMap, Path(name): Path<String>) -> Response {
     let r = async {
-        check_access(&state, &headers, Access::Read)?;
+        let grant = check_access(&state, &headers, Scope::Read)?;
+        if let Ok(ident) = varve::TableIdent::parse(&name) {
+            check_namespace(&grant, &ident)?;
+        }
         let info = state.0.lake.info(&name).await?;
         Ok(axum::Json(info).into_response())
     };
@@ -224,7 +248,7 @@ async fn run_sql(
     body: Bytes,
     started: Instant,
 ) -> Result<Response, ApiError> {
-    let access = check_access(state, headers, Access::Read)?;
+    let grant = check_access(state, headers, Scope::Read)?;
     let format = match (&q.format, headers.get(header::ACCEPT).and_then(|v| v.to_str().ok())) {
         (Some(name), _) => {
             Format::from_name(name).map_err(|m| ApiError::new(StatusCode::BAD_REQUEST, "invalid_input", m))?
@@ -233,8 +257,22 @@ async fn run_sql(
         (None, None) => Format::Json,
     };
     let sql = statement(headers, &body)?;
-    if access == Access::Read && !reads_only(&sql) {
-        check_access(state, headers, Access::Write)?;
+    let reads = reads_only(&sql);
+    if grant.scope == Some(Scope::Read) && !reads {
+        check_access(state, headers, Scope::Write)?;
+    }
+    if let Some(ns) = &grant.namespace {
+        let tables = varve::referenced_tables(&sql)?;
+        for t in &tables {
+            check_namespace(&grant, t)?;
+        }
+        if tables.is_empty() && !reads {
+            return Err(ApiError::new(
+                StatusCode::FORBIDDEN,
+                "forbidden",
+                format!("this token is scoped to namespace {ns}: it cannot run statements that name no table (schema statements, SET)"),
+            ));
+        }
     }
     let permit = slot(state).await?;
     let cfg = &state.0.config;

@@ -4,7 +4,7 @@
 //! | module | owns |
 //! |---|---|
 //! | `config` | [`ServerConfig`]: listen address, tokens, limits |
-//! | `auth` | bearer tokens: who may read, who may write |
+//! | `auth` | bearer tokens and the token file of their hashes: who may read, write, and in which namespace |
 //! | `http` | the routes: `POST /v1/sql`, `GET /v1/tables`, `GET /v1/tables/{name}`, `GET /health`, `GET /metrics` |
 //! | `results` | a query's batches as a streamed body: JSON, NDJSON, CSV, Arrow IPC stream, Parquet |
 //! | `metrics` | Prometheus counters and histograms (OpenMetrics text at `/metrics`) |
@@ -32,7 +32,7 @@ use std::future::{Future, IntoFuture};
 use std::net::SocketAddr;
 use std::sync::Arc;
 
-pub use auth::Tokens;
+pub use auth::{add_to_file, new_token, revoke_in_file, Scope, TokenEntry, Tokens};
 pub use config::ServerConfig;
 
 /// Why the server could not start or stopped with an error.

@@ -211,13 +211,96 @@ fn errors_are_one_line_with_exit_codes() {
 fn cli_reference_matches_the_binary() {
     let docs = std::fs::read_to_string(varve_testkit::repo_root().join("docs/cli.md")).unwrap();
     for cmd in [
-        "import", "sql", "create", "ls", "info", "latest", "history", "maintain", "delete", "alter", "drop", "demo",
+        "import",
+        "sql",
+        "create",
+        "ls",
+        "info",
+        "latest",
+        "history",
+        "maintain",
+        "delete",
+        "alter",
+        "drop",
+        "demo",
         "serve",
+        "token",
+        "token add",
+        "token ls",
+        "token revoke",
     ] {
-        let help = varve_ok(&[cmd, "--help"]);
+        let mut args: Vec<&str> = cmd.split(' ').collect();
+        args.push("--help");
+        let help = varve_ok(&args);
         assert!(
             docs.contains(help.trim_end()),
             "docs/cli.md is out of date for `varve {cmd} --help`: run scripts/gen-cli-docs"
         );
     }
+}
+
+/// `varve token add|ls|revoke`: the token is printed once and only its hash is stored; `ls` shows
+/// ids, scopes and namespaces; `revoke` removes one; bad input is one line of error.
+#[test]
+fn token_commands_manage_a_token_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("tokens.txt");
+    let f = file.to_str().unwrap();
+    let w = varve_ok(&["token", "add", "--token-file", f, "--scope", "write"]);
+    let r = varve_ok(&[
+        "token",
+        "add",
+        "--token-file",
+        f,
+        "--scope",
+        "read",
+        "--namespace",
+        "iot",
+    ]);
+    let (w, r) = (w.trim(), r.trim());
+    assert!(w.starts_with("varve_") && r.starts_with("varve_") && w != r, "{w} {r}");
+    let text = std::fs::read_to_string(&file).unwrap();
+    assert!(
+        !text.contains(w) && !text.contains(r),
+        "the file holds only hashes: {text}"
+    );
+
+    let ls = varve_ok(&["token", "ls", "--token-file", f]);
+    let lines: Vec<&str> = ls.lines().collect();
+    assert_eq!(lines.len(), 3, "{ls}");
+    assert!(
+        lines[0].starts_with("id") && lines[1].contains("write") && lines[2].contains("read"),
+        "{ls}"
+    );
+    assert!(lines[1].contains(" * ") && lines[2].contains(" iot "), "{ls}");
+    let id = lines[1].split_whitespace().next().unwrap();
+
+    let out = varve_ok(&["token", "revoke", "--token-file", f, id]);
+    assert!(out.contains(&format!("revoked token {id}")), "{out}");
+    assert_eq!(varve_ok(&["token", "ls", "--token-file", f]).lines().count(), 2);
+    let e = varve_err(&["token", "revoke", "--token-file", f, id]);
+    assert!(e.contains("no token with id"), "{e}");
+    let e = varve_err(&[
+        "token",
+        "add",
+        "--token-file",
+        f,
+        "--scope",
+        "read",
+        "--namespace",
+        "a.b",
+    ]);
+    assert!(e.contains("namespace"), "{e}");
+    assert!(!varve(&["token", "add", "--token-file", f, "--scope", "admin"])
+        .status
+        .success());
+    let e = varve_err(&["--lake", "x", "token", "ls", "--token-file", f]);
+    assert!(e.contains("not a lake"), "{e}");
+    let e = varve_err(&["token", "ls", "--token-file", f, "--lake", "x"]);
+    assert!(e.contains("not a lake"), "{e}");
+    assert!(!varve_ok(&["token", "add", "--help"]).contains("--lake"));
+    // A file of plain tokens (not hashes) is refused, naming the line.
+    std::fs::write(&file, "# old\ns3cret\n").unwrap();
+    let e = varve_err(&["token", "ls", "--token-file", f]);
+    assert!(e.contains("line 2") && e.contains("varve token add"), "{e}");
 }

@@ -7,7 +7,7 @@ use arrow::array::{Array, Float64Array, RecordBatch, RecordBatchReader, StringAr
 use arrow::compute::concat_batches;
 use arrow::datatypes::{DataType, Field, Schema, TimeUnit};
 use varve::{AppendOptions, Lake, TableContract};
-use varve_server::{Server, ServerConfig, Tokens};
+use varve_server::{new_token, Scope, Server, ServerConfig, Tokens};
 
 /// A lake with `m.cpu`: 3 hosts x 1,000 readings a minute apart, one of them with NULL values.
 async fn lake(dir: &std::path::Path) -> Lake {
@@ -291,7 +291,8 @@ async fn errors_have_a_status_and_a_kind() {
 async fn tokens_guard_reads_and_writes() {
     let dir = tempfile::tempdir().unwrap();
     let lake = lake(dir.path()).await;
-    let tokens = Tokens::parse("# the test's token\ns3cret\n").unwrap();
+    let (secret, entry) = new_token(Scope::Write, None).unwrap();
+    let tokens = Tokens::parse(&format!("# the test's token\n{}\n", entry.line())).unwrap();
     let s = start(
         lake,
         ServerConfig {
@@ -323,7 +324,7 @@ async fn tokens_guard_reads_and_writes() {
     let r = http.post(&url).bearer_auth("wrong").body(insert).send().await.unwrap();
     assert_eq!(r.status(), 401);
     // With it the insert commits.
-    let r = http.post(&url).bearer_auth("s3cret").body(insert).send().await.unwrap();
+    let r = http.post(&url).bearer_auth(&secret).body(insert).send().await.unwrap();
     assert_eq!(r.status(), 200, "{}", r.text().await.unwrap());
     let r = http
         .post(format!("{url}?format=csv"))
@@ -338,7 +339,7 @@ async fn tokens_guard_reads_and_writes() {
     let s = start(
         Lake::open(dir.path().to_str().unwrap(), &HashMap::new()).unwrap(),
         ServerConfig {
-            tokens: Tokens::parse("s3cret"),
+            tokens: Some(Tokens::parse(&entry.line()).unwrap()),
             ..ServerConfig::default()
         },
     )
@@ -362,7 +363,7 @@ async fn tokens_guard_reads_and_writes() {
     );
     let r = http
         .get(format!("{}/v1/tables", s.base))
-        .bearer_auth("s3cret")
+        .bearer_auth(&secret)
         .send()
         .await
         .unwrap();
@@ -412,5 +413,120 @@ async fn a_client_that_leaves_mid_stream_frees_its_slot() {
         .await
         .unwrap();
     assert!(m.contains("varve_requests_in_flight 0"), "{m}");
+    s.stop().await;
+}
+
+/// Scopes and namespaces: a read token cannot write (403), a token scoped to a namespace reads
+/// and writes only that namespace's tables (SQL, listings, table info) and runs no schema
+/// statement; an unscoped write token does everything.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn token_scopes_and_namespaces() {
+    let dir = tempfile::tempdir().unwrap();
+    let lake = lake(dir.path()).await;
+    lake.sql("CREATE TABLE ops.disk (ts TIMESTAMPTZ NOT NULL, host VARCHAR, used DOUBLE) WITH (time_column = 'ts')")
+        .await
+        .unwrap();
+    let path = dir.path().join("tokens");
+    let mut secrets = HashMap::new();
+    for (name, scope, ns) in [
+        ("admin", Scope::Write, None),
+        ("reader", Scope::Read, None),
+        ("m-writer", Scope::Write, Some("m")),
+        ("m-reader", Scope::Read, Some("m")),
+    ] {
+        let (secret, entry) = new_token(scope, ns).unwrap();
+        varve_server::add_to_file(&path, &entry).unwrap();
+        secrets.insert(name, secret);
+    }
+    let text = std::fs::read_to_string(&path).unwrap();
+    assert!(
+        secrets.values().all(|s| !text.contains(s.as_str())),
+        "the file holds only hashes"
+    );
+    let s = start(
+        lake,
+        ServerConfig {
+            tokens: Some(Tokens::from_file(&path).unwrap()),
+            ..ServerConfig::default()
+        },
+    )
+    .await;
+    let http = reqwest::Client::new();
+    let sql = |who: &str, q: &str| {
+        http.post(format!("{}/v1/sql?format=csv", s.base))
+            .bearer_auth(&secrets[who])
+            .body(q.to_string())
+            .send()
+    };
+    let insert_m = "INSERT INTO m.cpu VALUES (TIMESTAMP '2000-01-01T00:00:00Z', 'h9', 1.5)";
+    let insert_ops = "INSERT INTO ops.disk VALUES (TIMESTAMP '2000-01-01T00:00:00Z', 'h9', 0.5)";
+
+    // Reads: everyone but across namespaces.
+    for who in ["admin", "reader", "m-writer", "m-reader"] {
+        assert_eq!(
+            sql(who, "SELECT count(*) FROM m.cpu").await.unwrap().status(),
+            200,
+            "{who}"
+        );
+    }
+    for (who, want) in [("admin", 200), ("reader", 200), ("m-writer", 403), ("m-reader", 403)] {
+        let r = sql(who, "SELECT count(*) FROM ops.disk").await.unwrap();
+        assert_eq!(r.status(), want, "{who}");
+    }
+    let (status, kind, msg) = error_of(
+        sql("m-reader", "SELECT * FROM m.cpu JOIN ops.disk USING (ts)")
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_eq!((status, kind.as_str()), (403, "forbidden"));
+    assert!(msg.contains("namespace m") && msg.contains("ops.disk"), "{msg}");
+
+    // Writes: write scope, in the token's namespace.
+    let (status, _, msg) = error_of(sql("reader", insert_m).await.unwrap()).await;
+    assert_eq!(status, 403);
+    assert!(msg.contains("scope read"), "{msg}");
+    assert_eq!(sql("m-reader", insert_m).await.unwrap().status(), 403);
+    assert_eq!(sql("m-writer", insert_m).await.unwrap().status(), 200);
+    assert_eq!(sql("m-writer", insert_ops).await.unwrap().status(), 403);
+    assert_eq!(
+        sql("m-writer", "INSERT INTO m.cpu SELECT ts, host, used FROM ops.disk")
+            .await
+            .unwrap()
+            .status(),
+        403
+    );
+    assert_eq!(sql("m-writer", "CREATE SCHEMA m2").await.unwrap().status(), 403);
+    assert_eq!(sql("admin", insert_ops).await.unwrap().status(), 200);
+    let r = sql(
+        "admin",
+        "SELECT (SELECT count(*) FROM m.cpu WHERE host = 'h9') AS m, (SELECT count(*) FROM ops.disk) AS ops",
+    )
+    .await
+    .unwrap();
+    assert_eq!(r.text().await.unwrap(), "m,ops\n1,1\n");
+
+    // Listings and table info follow the namespace.
+    let tables = |who: &str| {
+        http.get(format!("{}/v1/tables", s.base))
+            .bearer_auth(&secrets[who])
+            .send()
+    };
+    let all: serde_json::Value = tables("reader").await.unwrap().json().await.unwrap();
+    assert_eq!(all["tables"], serde_json::json!(["m.cpu", "ops.disk"]));
+    let mine: serde_json::Value = tables("m-reader").await.unwrap().json().await.unwrap();
+    assert_eq!(mine["tables"], serde_json::json!(["m.cpu"]));
+    let info = |who: &str, t: &str| {
+        http.get(format!("{}/v1/tables/{t}", s.base))
+            .bearer_auth(&secrets[who])
+            .send()
+    };
+    assert_eq!(info("m-reader", "m.cpu").await.unwrap().status(), 200);
+    assert_eq!(info("m-reader", "ops.disk").await.unwrap().status(), 403);
+
+    // A revoked token no longer works once the server reads the file again.
+    let id = Tokens::from_file(&path).unwrap().entries()[0].id.clone();
+    varve_server::revoke_in_file(&path, &id).unwrap();
+    assert_eq!(Tokens::from_file(&path).unwrap().entries().len(), 3);
     s.stop().await;
 }
