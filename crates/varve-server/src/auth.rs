@@ -350,7 +350,7 @@ mod tests {
             assert_eq!(std::fs::metadata(&path).unwrap().permissions().mode() & 0o777, 0o600);
         }
         assert_eq!(revoke_in_file(&path, &a.id).unwrap(), a);
-        assert_eq!(Tokens::from_file(&path).unwrap().entries(), &[b.clone()]);
+        assert_eq!(Tokens::from_file(&path).unwrap().entries(), std::slice::from_ref(&b));
         assert!(revoke_in_file(&path, &a.id).unwrap_err().contains("no token with id"));
         revoke_in_file(&path, &b.id).unwrap();
         assert!(Tokens::from_file(&path).unwrap_err().contains("no tokens in it"));
