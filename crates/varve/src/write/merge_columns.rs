@@ -2,12 +2,13 @@
 //! (`write::merge` reads only the key columns row by row and hands their runs here).
 //!
 //! The merge of the key columns (series key, time) gives the output order as a list of runs
-//! (input, first row, rows). Runs gather into a window of whole row groups (about half of
-//! `varve.merge-buffer-size` of encoded data); then each other column of the window is read on
-//! its own, from every input at once but only the rows the window takes from it (each input gives
-//! one contiguous range to a window, as the merge consumes every input in order), copied into the
-//! window's order run by run, and encoded, several columns at a time on the engine's threads. Once
-//! every column of the window is encoded, its row groups are written and uploaded.
+//! (input, first row, rows). Runs gather into a window of whole row groups: about a page (20,000
+//! rows) per input, at most half of `varve.merge-buffer-size` of encoded data. Then each other
+//! column of the window is read on its own, from every input at once but only the rows the window
+//! takes from it (each input gives one contiguous range to a window, as the merge consumes every
+//! input in order), copied into the window's order run by run a row group at a time, and encoded,
+//! several columns at a time on the engine's threads. Once every column of the window is encoded,
+//! its row groups are written and uploaded.
 //!
 //! So the merge holds, per input, the key columns' reader only, and per column being copied one
 //! reader per input; not a reader of every column of every input, whose pages, decompression
@@ -15,7 +16,7 @@
 //! The price: a page that straddles two windows is fetched and decoded twice.
 //!
 //! Files are cut as `write::output` cuts them (same rule: at the target size, on a series
-//! boundary), with the file's size estimated from its rows and the inputs' bytes per row.
+//! boundary), with the size of rows not written yet estimated from the last window's bytes per row.
 
 use std::sync::Arc;
 
@@ -48,6 +49,10 @@ use crate::write::parquet::{default_threads, ColumnEncoder, ParquetWriter};
 /// A row group holds at most this many Arrow bytes (estimated from the inputs' uncompressed
 /// sizes), however many rows `varve.row-group-rows` allows.
 const ROW_GROUP_MAX_BYTES: f64 = 128.0 * 1024.0 * 1024.0;
+
+/// Rows of a page of an input file: Varve writes data pages of at most this many rows (parquet's
+/// default page row limit), so a window of this many rows per input reads about a page of each.
+const INPUT_PAGE_ROWS: usize = parquet::file::properties::DEFAULT_DATA_PAGE_ROW_COUNT_LIMIT;
 
 /// Rows of a window at most, whatever the merge buffer allows (a run's length is a `u32`).
 const MAX_WINDOW_ROWS: usize = 1 << 22;
@@ -170,10 +175,15 @@ impl<'j, 'a> ColumnOutput<'j, 'a> {
             .row_group_rows
             .max(1)
             .min(((ROW_GROUP_MAX_BYTES / arrow_row_bytes) as usize).max(1024));
-        // Half the merge buffer for the window's encoded columns (the rest for the pages and
-        // arrays of the columns being copied), in whole row groups.
-        let window_budget = (settings.merge_buffer_size as f64 / 2.0 / bytes_per_row) as usize;
-        let window_rows = (window_budget.min(MAX_WINDOW_ROWS) / row_group_rows).max(1) * row_group_rows;
+        // About a page of each input per window (fewer rows re-read pages that straddle windows
+        // more often; more rows only hold more), at most half the merge buffer of encoded output
+        // (the rest for the pages and arrays of the columns being copied), in whole row groups.
+        let budget_rows = (settings.merge_buffer_size as f64 / 2.0 / bytes_per_row) as usize;
+        let wanted = (inputs.len() * INPUT_PAGE_ROWS).min(budget_rows).min(MAX_WINDOW_ROWS);
+        let window_rows = match wanted.div_ceil(row_group_rows) * row_group_rows {
+            w if w > budget_rows => (budget_rows / row_group_rows).max(1) * row_group_rows,
+            w => w.max(row_group_rows),
+        };
         let threads = match settings.encode_threads {
             0 => default_threads(),
             n => n,
