@@ -6,7 +6,7 @@
 //! | `varve.target-file-size` | `256MiB` | compaction cuts output files at about this size |
 //! | `varve.row-group-rows` | `262144` | rows per Parquet row group of data files (appends and compaction) |
 //! | `varve.encode-threads` | `0` | threads that encode a row group's columns; 0: one per core |
-//! | `varve.merge-buffer-size` | `128MiB` | compressed input pages a merge holds at once (more inputs read smaller chunks); a compaction's window of encoded output is half of it |
+//! | `varve.merge-buffer-size` | `128MiB` | compressed input pages a merge holds at once (more inputs read smaller chunks); a compaction's window of encoded output is at most half of it |
 //! | `varve.compact-min-files` | `8` | an append compacts a partition holding more small files than this |
 //! | `varve.auto-maintain` | `true` | whether appends compact inline |
 //! | `varve.retention` | none | rows older than now minus this are hidden from queries, and maintenance drops their files |
