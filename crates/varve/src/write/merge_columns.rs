@@ -43,7 +43,7 @@ use crate::write::encode;
 use crate::write::keys;
 use crate::write::merge::{Footer, InputBatch, MergeJob, Merged, RunSink};
 use crate::write::metrics::{count_nan, FileMetrics};
-use crate::write::output::series_key;
+use crate::write::output::{cut_point, series_key};
 use crate::write::parquet::{default_threads, ColumnEncoder, ParquetWriter};
 
 /// A row group holds at most this many Arrow bytes (estimated from the inputs' uncompressed
@@ -452,31 +452,13 @@ impl RunSink for ColumnOutput<'_, '_> {
             let size = written as f64 + self.window.rows as f64 * self.bytes_per_row;
             let mut stop = end.min(start + (self.window_rows - self.window.rows));
             let mut close = false;
-            if size >= self.target {
-                // Cut at the first series boundary at or after `start`, or anywhere past 2x.
-                let boundary = match series {
-                    None => Some(start),
-                    Some((keys, suffix)) => (start..end).find(|&i| {
-                        let prev = match i == start {
-                            true => self.last_series.as_deref(),
-                            false => Some(series_key(keys, i - 1, suffix)),
-                        };
-                        prev.is_none_or(|p| p != series_key(keys, i, suffix))
-                    }),
-                };
-                let cut_at = match boundary {
-                    Some(b) => Some(b),
-                    None if size >= 2.0 * self.target => Some(start),
-                    None => None,
-                };
-                if let Some(b) = cut_at {
-                    if b == start {
-                        self.close_file().await?;
-                        continue;
-                    }
-                    if b <= stop {
-                        (stop, close) = (b, true);
-                    }
+            if let Some(b) = cut_point(series, self.last_series.as_deref(), start, end, size, self.target) {
+                if b == start {
+                    self.close_file().await?;
+                    continue;
+                }
+                if b <= stop {
+                    (stop, close) = (b, true);
                 }
             }
             self.take(input, batch, series, start, stop)?;

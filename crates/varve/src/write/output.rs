@@ -75,8 +75,8 @@ impl<'j, 'a> Output<'j, 'a> {
         row_bytes: usize,
     ) -> Result<()> {
         let target = match self.cut {
-            true => self.job.settings.target_file_size as usize,
-            false => usize::MAX / 2,
+            true => self.job.settings.target_file_size as f64,
+            false => f64::INFINITY,
         };
         while start < end {
             if self.writer.is_none() {
@@ -86,32 +86,14 @@ impl<'j, 'a> Output<'j, 'a> {
             }
             let size = self.writer.as_ref().map(|w| w.size()).unwrap_or(0);
             let mut stop = end;
-            if size >= target {
-                // Cut at the first series boundary at or after `start`, or anywhere past 2x.
-                let boundary = match series {
-                    None => Some(start),
-                    Some((rows, suffix)) => (start..end).find(|&i| {
-                        let prev = match i == start {
-                            true => self.last_series.as_deref(),
-                            false => Some(series_key(rows, i - 1, suffix)),
-                        };
-                        prev.is_none_or(|p| p != series_key(rows, i, suffix))
-                    }),
-                };
-                let cut_at = match boundary {
-                    Some(b) => Some(b),
-                    None if size >= 2 * target => Some(start),
-                    None => None,
-                };
-                if let Some(b) = cut_at {
-                    if b == start {
-                        if let Some(done) = self.writer.take() {
-                            self.ratio = done.close(self.job, &mut self.merged).await?;
-                        }
-                        continue;
+            if let Some(b) = cut_point(series, self.last_series.as_deref(), start, end, size as f64, target) {
+                if b == start {
+                    if let Some(done) = self.writer.take() {
+                        self.ratio = done.close(self.job, &mut self.merged).await?;
                     }
-                    stop = b;
+                    continue;
                 }
+                stop = b;
             }
             if let Some(w) = self.writer.as_mut() {
                 w.write(&batch.slice(start, stop - start), row_bytes).await?;
@@ -143,6 +125,39 @@ impl<'j, 'a> Output<'j, 'a> {
             w.close(self.job, &mut self.merged).await?;
         }
         Ok(())
+    }
+}
+
+/// Where the file being written, at `size` bytes, is cut among rows `start..end` (the cutting rule
+/// above, for the row merge and the column merge alike): at the first series boundary at or after
+/// `start` once it reaches `target`, or at `start` itself past twice the target; `None` to go on.
+/// `series` gives the rows' sort keys and the bytes of time at their end (`None`: no series key,
+/// cut anywhere); `last` is the series key of the row written before `start`.
+pub(crate) fn cut_point(
+    series: Option<(&Rows, usize)>,
+    last: Option<&[u8]>,
+    start: usize,
+    end: usize,
+    size: f64,
+    target: f64,
+) -> Option<usize> {
+    if size < target {
+        return None;
+    }
+    let boundary = match series {
+        None => Some(start),
+        Some((rows, suffix)) => (start..end).find(|&i| {
+            let prev = match i == start {
+                true => last,
+                false => Some(series_key(rows, i - 1, suffix)),
+            };
+            prev.is_none_or(|p| p != series_key(rows, i, suffix))
+        }),
+    };
+    match boundary {
+        Some(b) => Some(b),
+        None if size >= 2.0 * target => Some(start),
+        None => None,
     }
 }
 
