@@ -184,17 +184,22 @@ impl MergeJob<'_> {
     ///
     /// Errors: a file that cannot be read or is not Parquet (named).
     pub(crate) async fn footers(&self, inputs: &[DataFile]) -> Result<Vec<Arc<ParquetMetaData>>> {
-        futures::future::try_join_all(inputs.iter().map(|f| async move {
-            let path = self.storage.path_of(f.file_path())?;
-            let mut reader =
-                ParquetObjectReader::new(self.storage.store.clone(), path).with_file_size(f.file_size_in_bytes());
-            let options = ArrowReaderOptions::new().with_page_index_policy(PageIndexPolicy::Optional);
-            reader
-                .get_metadata(Some(&options))
-                .await
-                .map_err(|e| Error::from(e).context(format!("data file {}", f.file_path())))
-        }))
-        .await
+        futures::future::try_join_all(inputs.iter().map(|f| self.footer(f))).await
+    }
+
+    /// The footer of one data file with its page index (the offset index lets a reader of some
+    /// rows fetch only their pages).
+    ///
+    /// Errors: the file cannot be read or is not Parquet (named).
+    async fn footer(&self, file: &DataFile) -> Result<Arc<ParquetMetaData>> {
+        let path = self.storage.path_of(file.file_path())?;
+        let mut reader =
+            ParquetObjectReader::new(self.storage.store.clone(), path).with_file_size(file.file_size_in_bytes());
+        let options = ArrowReaderOptions::new().with_page_index_policy(PageIndexPolicy::Optional);
+        reader
+            .get_metadata(Some(&options))
+            .await
+            .map_err(|e| Error::from(e).context(format!("data file {}", file.file_path())))
     }
 
     /// A DataFusion context whose runtime reads the lake's store under [`MERGE_STORE_URL`].
@@ -349,16 +354,7 @@ impl MergeJob<'_> {
         };
         let meta = match footer {
             Some(meta) => meta,
-            None => {
-                let mut reader =
-                    ParquetObjectReader::new(self.storage.store.clone(), path.clone()).with_file_size(size);
-                // With the offset index, so that a chunk's reader fetches only the chunk's pages.
-                let options = ArrowReaderOptions::new().with_page_index_policy(PageIndexPolicy::Optional);
-                reader
-                    .get_metadata(Some(&options))
-                    .await
-                    .map_err(|e| Error::from(e).context(format!("data file {}", file.file_path())))?
-            }
+            None => self.footer(file).await?,
         };
         let row_groups = meta.row_groups();
         if row_groups.iter().all(|rg| rg.compressed_size() as u64 <= per_input) {
