@@ -143,6 +143,8 @@ def run(args: argparse.Namespace) -> None:
                     ")"
                 )
 
+            # Times in UTC, as Varve's sessions have them, whatever the machine's zone.
+            con.execute("SET TimeZone = 'UTC'")
             rel = con.sql(args.sql)
             if rel is None:
                 raise RuntimeError("the statement returned no result set (use a SELECT)")

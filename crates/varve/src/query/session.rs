@@ -347,9 +347,10 @@ impl Session {
             };
             return Ok(Prepared { df, scans, deletes });
         }
-        let df = match self.ctx.sql(text).await {
+        let df = match self.plan(text).await {
             Ok(df) => df,
-            Err(e) => {
+            Err(PlanError::Varve(e)) => return Err(e),
+            Err(PlanError::DataFusion(e)) => {
                 let message = e.to_string();
                 let plain = coercion_error(&message).or_else(|| text_argument_error(text, &message));
                 return Err(plain.unwrap_or_else(|| e.into()));
@@ -357,6 +358,33 @@ impl Session {
         };
         let df = short_column_names(df)?;
         Ok(Prepared { df, scans, deletes })
+    }
+}
+
+/// Why a statement did not plan: Varve's own rewrite refused it, or DataFusion did.
+enum PlanError {
+    Varve(Error),
+    DataFusion(datafusion::error::DataFusionError),
+}
+
+impl From<datafusion::error::DataFusionError> for PlanError {
+    fn from(e: datafusion::error::DataFusionError) -> PlanError {
+        PlanError::DataFusion(e)
+    }
+}
+
+impl Session {
+    /// Parses `text` (one statement), applies Varve's rewrites of the parsed statement (the
+    /// time-series functions' named arguments) and plans it, as `SessionContext::sql` would.
+    async fn plan(&self, text: &str) -> std::result::Result<datafusion::dataframe::DataFrame, PlanError> {
+        let state = self.ctx.state();
+        let dialect = state.config().options().sql_parser.dialect;
+        let mut statement = state.sql_to_statement(text, &dialect)?;
+        if let datafusion::sql::parser::Statement::Statement(s) = &mut statement {
+            functions::rewrite(s).map_err(PlanError::Varve)?;
+        }
+        let plan = state.statement_to_plan(statement).await?;
+        Ok(self.ctx.execute_logical_plan(plan).await?)
     }
 }
 

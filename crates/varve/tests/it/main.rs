@@ -10,4 +10,6 @@ mod dedup;
 mod errors;
 mod maintain;
 mod schema_evolution;
+mod slt;
 mod sql_functions;
+mod time_bucket;

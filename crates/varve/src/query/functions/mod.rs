@@ -1,21 +1,33 @@
 //! Time-series SQL functions, registered in every query session (`query::session`):
 //!
-//! - `time_bucket` (`time_bucket`): fixed-width time buckets;
+//! - `time_bucket` (`time_bucket`): time buckets in fixed widths or calendar units, in UTC or a
+//!   time zone;
 //! - `isfinite` (`isfinite`): false for NaN and infinities;
 //! - `first`, `last`, `first_not_null`, `last_not_null` (`first_last`): a group's value at its
 //!   earliest or latest time;
-//! - `vwap` (`vwap`): the volume-weighted average price.
+//! - `vwap` (`vwap`): the volume-weighted average price;
+//! - `delta`, `increase`, `rate`, `twa` (`samples`): counters that reset, gauges' change and the
+//!   time-weighted average, over a group's samples in time order.
 //!
 //! docs/sql.md documents each with its rules for NULLs, ties and empty groups.
 
 mod first_last;
 mod isfinite;
+mod samples;
 mod time_bucket;
 mod vwap;
 
 use std::sync::Arc;
 
 use datafusion::logical_expr::{AggregateUDF, ScalarUDF};
+
+/// Rewrites a parsed statement where a function needs what DataFusion's planner does not do:
+/// `time_bucket`'s named arguments.
+///
+/// Errors: [`crate::ErrorKind::InvalidInput`] for bad argument names.
+pub(crate) fn rewrite(statement: &mut datafusion::sql::sqlparser::ast::Statement) -> crate::Result<()> {
+    time_bucket::named_arguments(statement)
+}
 
 /// Varve's scalar SQL functions.
 pub(crate) fn scalar() -> Vec<Arc<ScalarUDF>> {
@@ -29,5 +41,6 @@ pub(crate) fn scalar() -> Vec<Arc<ScalarUDF>> {
 pub(crate) fn aggregates() -> Vec<AggregateUDF> {
     let mut all = first_last::FirstLast::all();
     all.push(vwap::Vwap::udaf());
+    all.extend(samples::SampleAggregate::all());
     all
 }
