@@ -258,6 +258,9 @@ impl Session {
         for f in functions::aggregates() {
             ctx.register_udaf(f);
         }
+        for f in functions::windows() {
+            ctx.register_udwf(f);
+        }
         Ok(Session {
             storage: storage.clone(),
             cache: cache.clone(),

@@ -2,8 +2,8 @@
 //! with the `sqllogictest` crate against a Varve session on a fresh local lake per file, so
 //! tables made with `CREATE TABLE` and filled by several `INSERT`s are real Iceberg tables of
 //! several files. Cells print as Varve prints them (timestamps in RFC 3339 with `Z`), NULL as
-//! `NULL` and the empty string as `(empty)`. Every file runs; the test fails listing each
-//! failing record with its file and line.
+//! `NULL` and the empty string as `(empty)`. Every file runs; the test fails listing, for each
+//! failing file, its first failing record with its line.
 //!
 //! Run one file: `cargo test -p varve --test it slt -- --nocapture` with `VARVE_SLT=time_bucket`.
 

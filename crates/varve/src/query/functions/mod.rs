@@ -7,11 +7,15 @@
 //!   earliest or latest time;
 //! - `vwap` (`vwap`): the volume-weighted average price;
 //! - `delta`, `increase`, `rate`, `twa` (`samples`): counters that reset, gauges' change and the
-//!   time-weighted average, over a group's samples in time order.
+//!   time-weighted average, over a group's samples in time order;
+//! - `histogram` (`histogram`): counts in equal-width buckets;
+//! - `ewma` (`ewma`): the exponentially weighted moving average, a window function.
 //!
 //! docs/sql.md documents each with its rules for NULLs, ties and empty groups.
 
+mod ewma;
 mod first_last;
+mod histogram;
 mod isfinite;
 mod samples;
 mod time_bucket;
@@ -19,7 +23,7 @@ mod vwap;
 
 use std::sync::Arc;
 
-use datafusion::logical_expr::{AggregateUDF, ScalarUDF};
+use datafusion::logical_expr::{AggregateUDF, ScalarUDF, WindowUDF};
 
 /// Rewrites a parsed statement where a function needs what DataFusion's planner does not do:
 /// `time_bucket`'s named arguments.
@@ -42,5 +46,11 @@ pub(crate) fn aggregates() -> Vec<AggregateUDF> {
     let mut all = first_last::FirstLast::all();
     all.push(vwap::Vwap::udaf());
     all.extend(samples::SampleAggregate::all());
+    all.push(histogram::Histogram::udaf());
     all
+}
+
+/// Varve's window functions.
+pub(crate) fn windows() -> Vec<WindowUDF> {
+    vec![ewma::Ewma::udwf()]
 }

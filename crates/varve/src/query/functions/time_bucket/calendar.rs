@@ -110,9 +110,9 @@ impl Shift {
     }
 
     fn apply(self, wall: i128, sign: i32) -> Option<i128> {
-        let wall = match self.months * sign {
+        let wall = match self.months as i64 * sign as i64 {
             0 => wall,
-            m => add_months(wall, m as i64)?,
+            m => add_months(wall, m)?,
         };
         Some(wall + self.nanos * sign as i128)
     }

@@ -12,7 +12,8 @@
 //!
 //! - `width` is an interval: a fixed length (`'15 minutes'`, `'1 day'`, `'7 days'`) or calendar
 //!   months (`'1 month'`, `'3 months'`, `'1 year'`); not both.
-//! - `ts` is a timestamp (any unit, zoned or not), a date or text; the result has `ts`'s type. The
+//! - `ts` is a timestamp (any unit, zoned or not), a date or text; the result has `ts`'s type
+//!   (dates and text become µs timestamps). The
 //!   time zone of a zoned type only labels the instants: buckets are in UTC unless `timezone` is
 //!   given. A timestamp without zone is read as UTC, the session's zone.
 //! - `timezone` is an IANA name or an offset (`'+05:30'`); days, weeks, months and years then
@@ -162,11 +163,10 @@ impl ScalarUDFImpl for TimeBucket {
     }
 
     fn output_ordering(&self, input: &[ExprProperties]) -> Result<SortProperties> {
-        // With constant width, zone, origin and offset, a later time never has an earlier bucket.
-        let constant = input
-            .iter()
-            .enumerate()
-            .all(|(i, p)| i == 1 || p.sort_properties == SortProperties::Singleton);
+        // Only the two-argument form (UTC, default origin) is claimed to keep `ts`'s order: with a
+        // zone and an origin or offset off midnight, a bucket boundary inside a repeated
+        // fall-back hour is crossed twice, so a later time can get an earlier bucket.
+        let constant = input.len() == 2 && input[0].sort_properties == SortProperties::Singleton;
         Ok(match constant {
             true => input[1].sort_properties,
             false => SortProperties::Unordered,
@@ -277,6 +277,9 @@ fn plan(args: &[ColumnarValue]) -> Result<Option<Bucketer>> {
             }
         }
         _ => {}
+    }
+    if offset.months != 0 && !matches!(width, Width::Months(_)) {
+        return exec_err!("time_bucket: an offset in months needs a width in months");
     }
     let origin = match origin {
         None => Origin::Default,
