@@ -438,22 +438,50 @@ impl Lake {
         self.session(QueryOptions::default())?.sql_stream(sql).await
     }
 
-    /// The newest row of every series (the newest row of the table when it has no series key).
+    /// The newest row of every series (the newest row of the table when it has no series key),
+    /// ordered by series key. Read from the current snapshot's last-value index (one small file)
+    /// when it has one, else by a scan of the table. Rows older than the table's retention are
+    /// left out, as in every query.
     ///
-    /// Errors: [`crate::ErrorKind::InvalidInput`] for a table without a time column.
+    /// Errors: [`crate::ErrorKind::InvalidInput`] for a table without a time column;
+    /// [`crate::ErrorKind::NotFound`].
     pub async fn latest(&self, name: &str) -> Result<QueryResult> {
-        let d = self.describe(name).await?;
-        let time = d
-            .contract
+        let ident = TableIdent::parse(name)?;
+        let t = catalog::load(&self.storage, &self.cache, &ident).await?;
+        let contract = t.contract()?;
+        let time = contract
             .time_column
             .as_deref()
-            .ok_or_else(|| Error::invalid(format!("table {}: latest needs a time column", d.ident)))?;
-        let t = table_sql(&d.ident);
-        let sql = if d.contract.series_key.is_empty() {
+            .ok_or_else(|| Error::invalid(format!("table {ident}: latest needs a time column")))?;
+        let keys: Vec<String> = contract.series_key.iter().map(|k| quote(k)).collect();
+        let keys = keys.join(", ");
+        let indexed = t
+            .metadata
+            .current_snapshot()
+            .is_some_and(|s| crate::index::last_value::IndexRef::of(s).is_some());
+        if indexed {
+            let table = format!(
+                "{}.{}",
+                quote(&ident.namespace),
+                quote(&format!("{}{}", ident.name, crate::query::catalog::LAST_VALUES_SUFFIX))
+            );
+            let sql = match keys.is_empty() {
+                true => format!("SELECT * FROM {table}"),
+                false => format!("SELECT * FROM {table} ORDER BY {keys}"),
+            };
+            match self.sql(&sql).await {
+                Ok(r) => return Ok(r),
+                // A newer snapshot without an index (committed meanwhile), or its file is gone.
+                Err(e) if e.kind() == crate::ErrorKind::NotFound => {
+                    tracing::warn!(table = %ident, "latest: {e}; scanning the table instead");
+                }
+                Err(e) => return Err(e),
+            }
+        }
+        let t = table_sql(&ident);
+        let sql = if keys.is_empty() {
             format!("SELECT * FROM {t} ORDER BY {} DESC LIMIT 1", quote(time))
         } else {
-            let keys: Vec<String> = d.contract.series_key.iter().map(|k| quote(k)).collect();
-            let keys = keys.join(", ");
             format!(
                 "SELECT DISTINCT ON ({keys}) * FROM {t} ORDER BY {keys}, {} DESC",
                 quote(time)

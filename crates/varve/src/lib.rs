@@ -46,13 +46,16 @@
 //! | `catalog` | tables in the lake's storage: create, drop, list, load, data files of a snapshot |
 //! | `write` | aligning and validating batches, time parsing, sorting, partitioning, Parquet |
 //! | [`input`] | decoding inputs: format detection, CSV/TSV, NDJSON, Parquet, type inference, NULL spellings |
+//! | `index` | the last-value index (newest row of every series), derived at each commit from the parent snapshot's |
 //! | `commit` | the one transaction every change goes through: added/removed files, operation, summary, schema and property changes, expiry, batch ids; put-if-absent with rebase and retry; the version hint |
 //! | `maintain` | compaction, retention, deletes, snapshot expiry, orphan cleanup |
 //! | `query` | the DataFusion catalog, table provider, pruning, INSERT, functions, time travel |
 //! | `lake` | the facade, [`Lake`] |
 //! | [`import`](mod@import) | inputs into a table in one commit (create if missing, report), shared by CLI and Python |
 //!
-//! `query` uses `commit` for `INSERT INTO`; nothing below `query` imports it. `input` uses only
+//! `index` sits between `write` and `commit`: a commit attempt derives the new snapshot's index
+//! (reading data files through `write::merge` when it must rebuild one), so `commit` imports
+//! `index` and never the other way. `query` uses `commit` for `INSERT INTO`; nothing below `query` imports it. `input` uses only
 //! `write` (time and cast rules) and `error`; `import` sits on top of `lake` and `input`.
 
 #![forbid(unsafe_code)]
@@ -63,6 +66,7 @@ mod commit;
 mod error;
 mod format;
 pub mod import;
+mod index;
 pub mod input;
 mod lake;
 mod maintain;

@@ -9,11 +9,16 @@
 //! Bounded by weight (the encoded size of each object, bytes), least recently used first out
 //! (moka's TinyLFU), so a long-running process with many tables or commits keeps a fixed memory.
 //!
+//! Also the rows of last-value indexes by location (`index::last_value`; written once under fresh
+//! names, like manifests).
+//!
 //! Beside them, the decoded Parquet footers (with page indexes) of data files, by path, in
 //! DataFusion's own cache, which every query session of the lake shares: data files are immutable
 //! too (written once under fresh names), so a warm query opens a file without reading its footer.
 
 use std::sync::Arc;
+
+use arrow::array::RecordBatch;
 
 use datafusion::execution::cache::cache_manager::FileMetadataCache;
 use datafusion::execution::cache::DefaultFilesMetadataCache;
@@ -33,6 +38,8 @@ const SNAPSHOT_JSON_BYTES: u64 = 32 << 20;
 const LIST_BYTES: u64 = 16 << 20;
 /// Bytes of encoded manifests kept decoded (their live entries).
 const MANIFEST_BYTES: u64 = 128 << 20;
+/// Bytes of last-value indexes kept decoded (`index::last_value`; Arrow's measure of their size).
+const LAST_VALUE_BYTES: u64 = 64 << 20;
 /// Bytes of decoded Parquet footers and page indexes kept (DataFusion's measure of their size).
 pub(crate) const FOOTER_BYTES: usize = 64 << 20;
 
@@ -44,6 +51,8 @@ pub(crate) struct MetadataCache {
     metadata: Cache<String, (MetadataEntry, u32)>,
     lists: Cache<String, (Arc<Vec<ManifestFile>>, u32)>,
     manifests: Cache<String, (Arc<Vec<ManifestEntry>>, u32)>,
+    /// Rows of last-value indexes, as written.
+    last_values: Cache<String, (RecordBatch, u32)>,
     /// The JSON of each snapshot, for writing metadata files.
     pub(crate) snapshot_json: SnapshotJsonCache,
     /// Decoded footers of data files, for the query sessions' Parquet scans.
@@ -62,6 +71,7 @@ impl Default for MetadataCache {
             metadata: cache(METADATA_BYTES),
             lists: cache(LIST_BYTES),
             manifests: cache(MANIFEST_BYTES),
+            last_values: cache(LAST_VALUE_BYTES),
             snapshot_json: SnapshotJsonCache::new(SNAPSHOT_JSON_BYTES),
             footers: Arc::new(DefaultFilesMetadataCache::new(FOOTER_BYTES)),
         }
@@ -96,6 +106,18 @@ impl MetadataCache {
 
     pub(crate) fn put_manifest(&self, location: &str, entries: Arc<Vec<ManifestEntry>>, bytes: usize) {
         self.manifests.insert(location.to_string(), (entries, weight(bytes)));
+    }
+}
+
+impl MetadataCache {
+    /// The rows of the last-value index at `location`, if cached.
+    pub(crate) fn last_values(&self, location: &str) -> Option<RecordBatch> {
+        self.last_values.get(location).map(|v| v.0)
+    }
+
+    pub(crate) fn put_last_values(&self, location: &str, rows: RecordBatch) {
+        let bytes = rows.get_array_memory_size();
+        self.last_values.insert(location.to_string(), (rows, weight(bytes)));
     }
 }
 

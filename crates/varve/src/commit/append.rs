@@ -20,6 +20,7 @@ use crate::error::{Error, Result};
 use crate::format::manifest::partition_of;
 use crate::format::properties::MaintenanceSettings;
 use crate::format::{schema, Dedup, TableContract};
+use crate::index::last_value;
 use crate::storage::Storage;
 use crate::write::keys::KeySet;
 use crate::write::merge::MergeJob;
@@ -119,6 +120,9 @@ pub(crate) struct Appender {
     uploaded: Vec<Path>,
     /// The keys written so far, for last-write-wins tables.
     keys: Option<KeySet>,
+    /// The newest row of each series written so far (for the last-value index), in
+    /// `arrow_schema`.
+    newest: Option<RecordBatch>,
     report: AppendReport,
     started: Instant,
 }
@@ -154,6 +158,7 @@ impl Appender {
             files: vec![],
             uploaded: vec![],
             keys,
+            newest: None,
             report: AppendReport::default(),
             started: Instant::now(),
         })
@@ -191,7 +196,10 @@ impl Appender {
             self.schema = schema::add_columns(&self.schema, last.max(self.schema.highest_field_id()), &new)?;
             self.arrow_schema = schema::to_arrow(&self.schema)?;
             self.added.extend(new.into_iter().map(|(n, _)| n));
-            // Earlier buffered batches get the new columns as nulls.
+            // Earlier buffered batches (and the newest rows so far) get the new columns as nulls.
+            if let Some(n) = self.newest.take() {
+                self.newest = Some(last_value::align_to(&n, &self.arrow_schema)?);
+            }
             let old = std::mem::take(&mut self.buffer);
             for b in old {
                 let (b, _) = align::align(&b, &self.arrow_schema, None, &TimeOptions::default(), 0)?;
@@ -229,6 +237,14 @@ impl Appender {
         self.report.duplicate_rows_dropped += dropped;
         if self.keys.is_some() {
             self.replace_own_keys(&runs).await?;
+        }
+        if self.contract.time_column.is_some() {
+            // Later flushes win ties, as their rows replace this append's earlier ones.
+            let mut candidates: Vec<RecordBatch> = self.newest.take().into_iter().collect();
+            for run in &runs {
+                candidates.extend(last_value::last_of_each_series(&run.batch, &self.contract)?);
+            }
+            self.newest = last_value::reduce(&candidates, &self.contract)?;
         }
         let sorted = started.elapsed();
         let table_prefix = self.base.ident.prefix();
@@ -373,6 +389,7 @@ impl Appender {
         }
         let mut txn = Transaction::new(Operation::Append);
         txn.added = std::mem::take(&mut self.files);
+        txn.last_value = last_value::Change::Add(self.newest.take());
         let mut partitions: Vec<Option<i32>> = txn.added.iter().map(crate::format::manifest::partition_of).collect();
         partitions.sort();
         partitions.dedup();

@@ -8,7 +8,9 @@
 //! ([`snapshot`]), and writes `v<N+1>.metadata.json` with put-if-absent. Only that write makes the
 //! change visible. A writer that loses the race deletes the manifests it wrote, re-reads the
 //! winner's metadata and tries again on top of it; uploaded data files are reused. After the commit
-//! the post-commit hooks run (the version hint now).
+//! the post-commit hooks run (the version hint now). Each attempt also derives the new snapshot's
+//! last-value index from its parent's (`index::last_value`), so the index always describes the
+//! snapshot that names it.
 //!
 //! Rebase rules, checked on every attempt against the newest metadata:
 //! - a batch id already committed (kept in the bounded `varve.batch-ids` property, and in the
@@ -114,6 +116,9 @@ pub(crate) struct Transaction {
     pub(crate) uploaded: Vec<Path>,
     /// Recomputes the change against each attempt's newest metadata.
     pub(crate) rebase: Option<Arc<dyn Rebase>>,
+    /// What the change does to the rows, for the last-value index (`index::last_value`); when
+    /// not known, a snapshot's index is rebuilt from its live files.
+    pub(crate) last_value: crate::index::last_value::Change,
 }
 
 impl Transaction {
@@ -132,6 +137,7 @@ impl Transaction {
             note: None,
             uploaded: vec![],
             rebase: None,
+            last_value: Default::default(),
         }
     }
 
@@ -199,7 +205,7 @@ async fn commit_inner(
         }
         check_rebase(storage, cache, &latest, txn).await?;
         let started = std::time::Instant::now();
-        let prepared = snapshot::prepare(storage, cache, &latest, txn).await?;
+        let prepared = snapshot::prepare(storage, cache, &latest, txn, attempt == 1).await?;
         let prepare_ms = started.elapsed().as_secs_f64() * 1e3;
         let next = latest.version + 1;
         let metadata = Arc::new(prepared.metadata);

@@ -9,6 +9,9 @@
 //! parent's manifests are merged into one new manifest holding the added files (`ADDED`), the
 //! files carried over (`EXISTING`, with their sequence numbers) and the removed files (`DELETED`).
 //! So planning reads a bounded number of manifests however many commits a table has had.
+//!
+//! The snapshot's last-value index (`index::last_value`) is derived here too, uploaded beside the
+//! new manifest, and named in the summary.
 
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
@@ -23,6 +26,7 @@ use crate::format::manifest::{self, ManifestContents};
 use crate::format::metadata_json::{self, Refs};
 use crate::format::properties::PROP_BATCH_IDS;
 use crate::format::schema;
+use crate::index::last_value;
 use crate::storage::Storage;
 
 /// A fast append adds a manifest while the parent has fewer than this many; at this count the next
@@ -42,12 +46,14 @@ pub(crate) struct Prepared {
     pub(crate) written: Vec<Path>,
 }
 
-/// Builds the next metadata of `latest` with `txn` applied, writing its manifests.
+/// Builds the next metadata of `latest` with `txn` applied, writing its manifests and its
+/// last-value index (rebuilt from the data files only in the `first_attempt`; `index::last_value`).
 pub(crate) async fn prepare(
     storage: &Storage,
     cache: &MetadataCache,
     latest: &LoadedTable,
     txn: &Transaction,
+    first_attempt: bool,
 ) -> Result<Prepared> {
     let md = &latest.metadata;
     let prev_location = storage.location(&latest.ident.metadata_file(latest.version));
@@ -115,7 +121,30 @@ pub(crate) async fn prepare(
         } else {
             manifests.extend(parent_manifests);
         }
-        if !contents.is_empty() {
+        let index = last_value::next(
+            storage,
+            cache,
+            latest,
+            last_value::Applied {
+                change: &txn.last_value,
+                added: &txn.added,
+                removed: &txn.removed,
+            },
+            &schema::to_arrow(&schema)?,
+            first_attempt,
+        )
+        .await?;
+        // The new index (if any) goes up with the manifest, in one round trip.
+        let index_upload = async {
+            match index.as_ref().and_then(|i| i.upload.as_ref()) {
+                Some((path, bytes)) => storage.put(path, bytes.clone()).await.map(|()| Some(path.clone())),
+                None => Ok(None),
+            }
+        };
+        let manifest_upload = async {
+            if contents.is_empty() {
+                return Ok(None);
+            }
             let manifest_path = meta_dir.clone().join(format!("{tag}-m0.avro"));
             let (entry, bytes) = manifest::encode_manifest(
                 &storage.location(&manifest_path),
@@ -127,8 +156,27 @@ pub(crate) async fn prepare(
             )
             .await?;
             storage.put(&manifest_path, bytes).await?;
-            written.push(manifest_path);
-            manifests.insert(0, entry);
+            Ok::<_, Error>(Some((manifest_path, entry)))
+        };
+        let (index_written, manifest) = futures::future::join(index_upload, manifest_upload).await;
+        // Whatever landed is deleted again if this attempt fails or loses.
+        if let Ok(Some(p)) = &index_written {
+            written.push(p.clone());
+        }
+        if let Ok(Some((p, _))) = &manifest {
+            written.push(p.clone());
+        }
+        let failed = match (index_written, manifest) {
+            (Err(e), _) | (_, Err(e)) => Some(e),
+            (Ok(_), Ok(Some((_, entry)))) => {
+                manifests.insert(0, entry);
+                None
+            }
+            (Ok(_), Ok(None)) => None,
+        };
+        if let Some(e) = failed {
+            storage.delete_quietly(&written).await;
+            return Err(e);
         }
         let list_bytes =
             manifest::encode_manifest_list(id, parent.map(|p| p.snapshot_id()), sequence_number, manifests).await?;
@@ -144,7 +192,11 @@ pub(crate) async fn prepare(
             .with_manifest_list(storage.location(&list_path))
             .with_summary(Summary {
                 operation: txn.operation.clone(),
-                additional_properties: summary(parent.map(|p| &p.summary().additional_properties), txn),
+                additional_properties: {
+                    let mut p = summary(parent.map(|p| &p.summary().additional_properties), txn);
+                    p.extend(index.iter().flat_map(|i| i.index.summary()));
+                    p
+                },
             })
             .with_schema_id(schema.schema_id())
             .build();

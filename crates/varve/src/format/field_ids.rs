@@ -17,7 +17,7 @@ use datafusion::physical_expr_adapter::{
     DefaultPhysicalExprAdapterFactory, PhysicalExprAdapter, PhysicalExprAdapterFactory,
 };
 
-fn field_id(f: &Field) -> Option<i32> {
+pub(crate) fn field_id(f: &Field) -> Option<i32> {
     f.metadata()
         .get(parquet::arrow::PARQUET_FIELD_ID_META_KEY)?
         .parse()

@@ -149,6 +149,7 @@ async fn attempt(
         }
     }
     let mut txn = Transaction::new(Operation::Delete);
+    txn.last_value = crate::index::last_value::Change::Remove;
     txn.written_schema = Some(t.metadata.current_schema().as_ref().clone());
     report.rows_deleted = whole.iter().map(|f| f.record_count()).sum();
     txn.removed.extend(whole);

@@ -3,7 +3,7 @@
 //!
 //! Expiry removes snapshots older than the snapshot retention from the metadata, always keeping
 //! the current snapshot and the newest `min_snapshots`, then deletes the objects (manifest lists,
-//! manifests, data files) that only expired snapshots referenced. Orphan cleanup deletes objects
+//! manifests, data files, last-value indexes) that only expired snapshots referenced. Orphan cleanup deletes objects
 //! under the table that no retained snapshot references (files of lost or crashed commits, old
 //! metadata versions) once they are older than a safety window, so that the files of a commit in
 //! flight are never removed. Neither ever deletes the current metadata or a newer version.
@@ -35,8 +35,8 @@ pub(crate) fn to_expire(md: &TableMetadata, now_ms: i64, retention: Duration, mi
         .collect()
 }
 
-/// Every object location the snapshots `ids` of `md` reference: manifest lists, manifests and
-/// live data files.
+/// Every object location the snapshots `ids` of `md` reference: manifest lists, manifests, live
+/// data files and last-value indexes.
 pub(crate) async fn reachable(
     storage: &Storage,
     cache: &MetadataCache,
@@ -49,6 +49,9 @@ pub(crate) async fn reachable(
             continue;
         };
         out.insert(s.manifest_list().to_string());
+        if let Some(ix) = crate::index::last_value::IndexRef::of(s) {
+            out.insert(ix.location);
+        }
         for m in catalog::manifest_list(storage, cache, s).await?.iter() {
             out.insert(m.manifest_path.clone());
         }

@@ -362,6 +362,7 @@ async fn retain(
     let n = old.len() as u64;
     let mut txn = Transaction::new(Operation::Delete);
     txn.removed = old;
+    txn.last_value = crate::index::last_value::Change::Remove;
     txn.note = Some(action.clone());
     if commit_or_skip(storage, cache, t, txn, "retention", r).await? {
         r.files_dropped += n;
@@ -423,6 +424,7 @@ async fn compact_groups(
             )));
         }
         let mut txn = Transaction::new(Operation::Replace);
+        txn.last_value = crate::index::last_value::Change::Same;
         txn.written_schema = Some(t.metadata.current_schema().as_ref().clone());
         txn.removed = g.files.clone();
         txn.added = merged.files;

@@ -1,5 +1,6 @@
 //! The lake as a DataFusion catalog: one schema per namespace, one table per Varve table. Table
 //! metadata is loaded when a statement names the table, so every statement sees the newest commit.
+//! A name may end in [`LAST_VALUES_SUFFIX`] to read the table's last-value index.
 
 use std::sync::Arc;
 
@@ -12,6 +13,10 @@ use crate::catalog::{self as lake_catalog, TableIdent, DEFAULT_NAMESPACE};
 use crate::error::{Error, ErrorKind};
 use crate::query::provider::{QueryEnv, VarveTable};
 use crate::query::time_travel::{split_name, AsOf};
+
+/// A table name's suffix (after any time-travel suffix) that reads the snapshot's last-value
+/// index, the newest row of each series, instead of its data files: `"stocks@last-values"`.
+pub(crate) const LAST_VALUES_SUFFIX: &str = "@last-values";
 
 /// The catalog name tables are registered under (`varve.<namespace>.<table>`).
 pub(crate) const CATALOG: &str = "varve";
@@ -68,6 +73,10 @@ impl SchemaProvider for Namespace {
     }
 
     async fn table(&self, name: &str) -> Result<Option<Arc<dyn TableProvider>>> {
+        let (name, newest_rows) = match name.strip_suffix(LAST_VALUES_SUFFIX) {
+            Some(base) => (base, true),
+            None => (name, false),
+        };
         let (table_name, as_of) = split_name(name)?;
         let ident = TableIdent {
             namespace: self.namespace.clone(),
@@ -123,12 +132,9 @@ impl SchemaProvider for Namespace {
             }
         };
         let is_current = as_of.is_none();
-        Ok(Some(Arc::new(VarveTable::new(
-            self.env.clone(),
-            loaded,
-            snapshot,
-            is_current,
-        )?)))
+        let table = VarveTable::new(self.env.clone(), loaded, snapshot, is_current)?;
+        let table = if newest_rows { table.newest_rows()? } else { table };
+        Ok(Some(Arc::new(table)))
     }
 
     fn table_exist(&self, name: &str) -> bool {

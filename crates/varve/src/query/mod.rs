@@ -6,12 +6,14 @@
 //! functions (`functions`), time travel in SQL (`time_travel`), the object store as queries read
 //! it, naming the object in every read error (`store`), the Parquet reader with the lake's footer
 //! cache (`footers`), SQL DDL (`ddl`: CREATE/DROP TABLE and
-//! SCHEMA, ALTER TABLE), and the session that runs a statement (`session`). It must not write metadata except through `commit`.
+//! SCHEMA, ALTER TABLE), the rewrite that answers newest-row queries from the last-value index
+//! (`newest`), and the session that runs a statement (`session`). It must not write metadata except through `commit`.
 
 pub(crate) mod catalog;
 pub(crate) mod ddl;
 pub(crate) mod footers;
 pub(crate) mod functions;
+pub(crate) mod newest;
 pub(crate) mod provider;
 pub(crate) mod references;
 pub(crate) mod session;

@@ -23,12 +23,12 @@ use datafusion::logical_expr::{Expr, TableProviderFilterPushDown};
 use datafusion::physical_optimizer::pruning::PruningPredicate;
 use datafusion::physical_plan::empty::EmptyExec;
 use datafusion::physical_plan::ExecutionPlan;
-use iceberg::spec::DataFile;
 
 use crate::catalog::{self as lake_catalog, LoadedTable, MetadataCache};
 use crate::error::Error;
 use crate::format::schema;
 use crate::format::stats::FileStats;
+use crate::index::last_value::IndexRef;
 use crate::maintain::delete::{self, DeletePredicate};
 use crate::query::footers::CachedFooters;
 use crate::storage::Storage;
@@ -38,6 +38,10 @@ use datafusion::physical_plan::streaming::{PartitionStream, StreamingTableExec};
 /// The URL under which the lake's object store is registered in a session.
 pub(crate) const STORE_URL: &str = "varve://lake";
 
+/// The error of a write to `"<table>@last-values"`.
+const READ_ONLY_INDEX: &str =
+    "the last-value index of a table (<table>@last-values) is read-only; write to the table itself";
+
 /// What one scan read: shown by `EXPLAIN`.
 #[derive(Debug, Clone)]
 pub(crate) struct ScanNote {
@@ -45,6 +49,8 @@ pub(crate) struct ScanNote {
     pub(crate) snapshot_id: Option<i64>,
     pub(crate) files_total: usize,
     pub(crate) files_read: usize,
+    /// The scan read the snapshot's last-value index instead of its data files.
+    pub(crate) last_values: bool,
 }
 
 /// Shared by the providers of one session.
@@ -57,7 +63,7 @@ pub(crate) struct QueryEnv {
 }
 
 /// A table at one snapshot.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub(crate) struct VarveTable {
     pub(crate) env: QueryEnv,
     pub(crate) table: LoadedTable,
@@ -65,6 +71,9 @@ pub(crate) struct VarveTable {
     /// True when reading the current snapshot (inserts are allowed).
     pub(crate) is_current: bool,
     pub(crate) schema: SchemaRef,
+    /// Read the snapshot's last-value index (the newest row of each series) instead of its data
+    /// files.
+    pub(crate) last_values: Option<IndexRef>,
 }
 
 impl VarveTable {
@@ -100,7 +109,31 @@ impl VarveTable {
             snapshot_id,
             is_current,
             schema,
+            last_values: None,
         })
+    }
+
+    /// The same snapshot's newest row of each series, from its last-value index.
+    ///
+    /// Errors: [`crate::ErrorKind::NotFound`] when the snapshot has no index (written before the
+    /// index existed, or with rows but no index to build on; module docs of `index::last_value`).
+    pub(crate) fn newest_rows(mut self) -> crate::Result<Self> {
+        let snapshot = self.snapshot_id.and_then(|id| self.table.metadata.snapshot_by_id(id));
+        match snapshot {
+            Some(s) => match IndexRef::of(s) {
+                Some(ix) => self.last_values = Some(ix),
+                None => {
+                    return Err(Error::not_found(format!(
+                        "table {} has no last-value index at snapshot {}",
+                        self.table.ident,
+                        s.snapshot_id()
+                    )))
+                }
+            },
+            // No snapshot: no rows, and so no file to read.
+            None => self.last_values = None,
+        }
+        Ok(self)
     }
 }
 
@@ -148,13 +181,6 @@ impl TableProvider for VarveTable {
         filters: &[Expr],
         limit: Option<usize>,
     ) -> datafusion::common::Result<Arc<dyn ExecutionPlan>> {
-        let files = lake_catalog::data_files(
-            &self.env.storage,
-            &self.env.cache,
-            &self.table.metadata,
-            self.snapshot_id,
-        )
-        .await?;
         // Footers come from the lake's cache (`catalog::cache`) when a query read them before.
         let store_url = ObjectStoreUrl::parse(STORE_URL)?;
         let footers = CachedFooters::new(
@@ -164,7 +190,6 @@ impl TableProvider for VarveTable {
         let mut source = ParquetSource::new(self.schema.clone())
             .with_enable_page_index(true)
             .with_parquet_file_reader_factory(Arc::new(footers));
-        let mut keep = vec![true; files.len()];
         let mut filters = filters.to_vec();
         // Rows older than the table's retention are never seen, even before maintenance drops
         // their files: the bound prunes files and is applied row by row in the scan.
@@ -172,25 +197,57 @@ impl TableProvider for VarveTable {
             filters.push(bound);
             source = source.with_pushdown_filters(true);
         }
-        if let Some(predicate) = conjunction(filters) {
-            let df_schema = DFSchema::try_from(self.schema.as_ref().clone())?;
-            let physical = state.create_physical_expr(predicate, &df_schema)?;
-            if let Ok(pruning) = PruningPredicate::try_new(physical.clone(), self.schema.clone()) {
-                let stats = FileStats {
-                    files: &files,
-                    schema: &self.schema,
-                };
-                keep = pruning.prune(&stats)?;
+        let predicate = match conjunction(filters) {
+            Some(predicate) => {
+                let df_schema = DFSchema::try_from(self.schema.as_ref().clone())?;
+                let physical = state.create_physical_expr(predicate, &df_schema)?;
+                source = source.with_predicate(physical.clone());
+                Some(physical)
             }
-            source = source.with_predicate(physical);
+            None => None,
+        };
+        // (path, bytes, rows) of each file to read.
+        let mut kept: Vec<(String, u64, u64)> = Vec::new();
+        let files_total;
+        match &self.last_values {
+            Some(ix) => {
+                // The snapshot's last-value index stands for its data files: one small file.
+                files_total = 1;
+                let path = self.env.storage.path_of(&ix.location)?;
+                kept.push((path.to_string(), ix.bytes, 0));
+            }
+            None => {
+                let files = lake_catalog::data_files(
+                    &self.env.storage,
+                    &self.env.cache,
+                    &self.table.metadata,
+                    self.snapshot_id,
+                )
+                .await?;
+                files_total = files.len();
+                let mut keep = vec![true; files.len()];
+                if let Some(physical) = &predicate {
+                    if let Ok(pruning) = PruningPredicate::try_new(physical.clone(), self.schema.clone()) {
+                        let stats = FileStats {
+                            files: &files,
+                            schema: &self.schema,
+                        };
+                        keep = pruning.prune(&stats)?;
+                    }
+                }
+                for (f, _) in files.iter().zip(&keep).filter(|(_, k)| **k) {
+                    let path = self.env.storage.path_of(f.file_path())?;
+                    kept.push((path.to_string(), f.file_size_in_bytes(), f.record_count()));
+                }
+            }
         }
-        let kept: Vec<&DataFile> = files.iter().zip(&keep).filter(|(_, k)| **k).map(|(f, _)| f).collect();
         if let Ok(mut notes) = self.env.scans.lock() {
             notes.push(ScanNote {
                 table: self.table.ident.to_string(),
                 snapshot_id: self.snapshot_id,
-                files_total: files.len(),
+                files_total,
                 files_read: kept.len(),
+                last_values: self.last_values.is_some(),
             });
         }
         if kept.is_empty() {
@@ -206,13 +263,14 @@ impl TableProvider for VarveTable {
         let groups_n = state.config().target_partitions().max(1).min(kept.len().max(1));
         let mut groups: Vec<Vec<PartitionedFile>> = vec![vec![]; groups_n];
         let mut rows = 0u64;
-        for (i, f) in kept.iter().enumerate() {
-            let path = self.env.storage.path_of(f.file_path())?;
-            rows += f.record_count();
-            groups[i % groups_n].push(PartitionedFile::new(path.to_string(), f.file_size_in_bytes()));
+        for (i, (path, bytes, n)) in kept.into_iter().enumerate() {
+            rows += n;
+            groups[i % groups_n].push(PartitionedFile::new(path, bytes));
         }
         let mut statistics = Statistics::new_unknown(&self.schema);
-        statistics.num_rows = Precision::Exact(rows as usize);
+        if self.last_values.is_none() {
+            statistics.num_rows = Precision::Exact(rows as usize);
+        }
         let config = FileScanConfigBuilder::new(store_url, Arc::new(source))
             .with_expr_adapter(Some(Arc::new(crate::format::field_ids::FieldIdAdapterFactory)))
             .with_file_groups(
@@ -236,6 +294,9 @@ impl TableProvider for VarveTable {
         state: &dyn Session,
         filters: Vec<Expr>,
     ) -> datafusion::common::Result<Arc<dyn ExecutionPlan>> {
+        if self.last_values.is_some() {
+            return Err(Error::invalid(READ_ONLY_INDEX).into());
+        }
         if !self.is_current {
             return Err(Error::invalid("cannot delete from a past snapshot of a table").into());
         }
@@ -285,6 +346,9 @@ impl TableProvider for VarveTable {
         input: Arc<dyn ExecutionPlan>,
         insert_op: InsertOp,
     ) -> datafusion::common::Result<Arc<dyn ExecutionPlan>> {
+        if self.last_values.is_some() {
+            return Err(Error::invalid(READ_ONLY_INDEX).into());
+        }
         if !self.is_current {
             return Err(Error::invalid("cannot insert into a past snapshot of a table").into());
         }

@@ -21,7 +21,7 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::lake::QueryResult;
 use crate::query::catalog::{LakeCatalog, CATALOG};
 use crate::query::provider::{QueryEnv, ScanNote, STORE_URL};
-use crate::query::{ddl, functions};
+use crate::query::{ddl, functions, newest};
 use crate::query::{store, time_travel};
 use crate::storage::Storage;
 
@@ -261,6 +261,8 @@ impl Session {
         for f in functions::windows() {
             ctx.register_udwf(f);
         }
+        // After DataFusion's rules: newest-row queries read the last-value index.
+        ctx.add_optimizer_rule(Arc::new(newest::NewestFromIndex));
         Ok(Session {
             storage: storage.clone(),
             cache: cache.clone(),
@@ -513,10 +515,16 @@ impl Prepared {
                 let texts: Vec<String> = notes
                     .iter()
                     .map(|n| {
+                        let snapshot = n.snapshot_id.map(|s| format!(" (snapshot {s})")).unwrap_or_default();
+                        if n.last_values {
+                            return format!(
+                                "{}{snapshot}: answered from the last-value index (the newest row of each series), no data file read",
+                                n.table
+                            );
+                        }
                         format!(
-                            "{}{}: {} of {} data files read, {} pruned by partition and column bounds",
+                            "{}{snapshot}: {} of {} data files read, {} pruned by partition and column bounds",
                             n.table,
-                            n.snapshot_id.map(|s| format!(" (snapshot {s})")).unwrap_or_default(),
                             n.files_read,
                             n.files_total,
                             n.files_total - n.files_read

@@ -82,6 +82,16 @@ async fn writers(backend: Backend, tasks: i64, batches: i64) {
     for w in h.windows(2) {
         assert_eq!(w[1].parent_id, Some(w[0].snapshot_id), "history is linear");
     }
+    // The last-value index followed every rebased commit: each writer's newest row is its last
+    // (`rows` gives columns by name: seq, writer).
+    let newest = lake
+        .sql("SELECT writer, seq FROM \"t@last-values\" ORDER BY writer")
+        .await
+        .unwrap();
+    let expected: Vec<Vec<String>> = (0..tasks)
+        .map(|w| vec![(batches - 1).to_string(), w.to_string()])
+        .collect();
+    assert_eq!(varve_testkit::rows(&newest.batches), expected, "the last-value index");
     assert_readers_agree(&lake, &backend, "default", "t").await;
 }
 

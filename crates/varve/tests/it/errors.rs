@@ -1,7 +1,8 @@
 //! Errors reading data files (issue 8, defect 12): classified by type and source, not message
 //! text, and naming the object. A data file the store will not serve is a storage error, a
-//! missing one is "not found", a truncated one is corruption: the same from `sql`, `latest` and
-//! `info`, with the source chain kept.
+//! missing one is "not found", a truncated one is corruption: the same from `sql` and `info`, with
+//! the source chain kept (`latest` reads the last-value index instead and still answers). A
+//! missing last-value index makes `latest` scan; a damaged one is corruption naming it.
 
 use std::fmt;
 use std::ops::Range;
@@ -49,28 +50,37 @@ async fn table(lake: &Lake) {
     lake.append("t", vec![b], AppendOptions::default()).await.unwrap();
 }
 
-fn data_file(root: &FsPath) -> PathBuf {
+/// The first Parquet file under `root` in a folder named `folder` whose name starts with `prefix`.
+fn parquet_file(root: &FsPath, folder: &str, prefix: &str) -> PathBuf {
     let mut todo = vec![root.to_path_buf()];
     while let Some(d) = todo.pop() {
         for e in std::fs::read_dir(&d).unwrap() {
             let p = e.unwrap().path();
             if p.is_dir() {
                 todo.push(p);
-            } else if p.extension().is_some_and(|x| x == "parquet") {
+            } else if p.extension().is_some_and(|x| x == "parquet")
+                && p.components().any(|c| c.as_os_str() == folder)
+                && p.file_name().unwrap().to_str().unwrap().starts_with(prefix)
+            {
                 return p;
             }
         }
     }
-    panic!("no data file under {}", root.display())
+    panic!("no {folder}/{prefix}*.parquet under {}", root.display())
 }
 
-/// `sql`, `latest` and `info` (which counts series with SQL) must all fail with `kind`, naming
-/// `name`, with a source.
+fn data_file(root: &FsPath) -> PathBuf {
+    parquet_file(root, "data", "")
+}
+
+/// `sql` and `info` (which counts series with SQL) must both fail with `kind`, naming `name`,
+/// with a source. `latest` reads the last-value index, not the data files: it still answers.
 async fn all_fail(lake: &Lake, kind: ErrorKind, name: &str, also: &str) {
     let sql = lake.sql("SELECT sum(v) FROM t").await.expect_err("sql fails");
-    let latest = lake.latest("t").await.expect_err("latest fails");
     let info = lake.info("t").await.expect_err("info fails");
-    for (what, e) in [("sql", sql), ("latest", latest), ("info", info)] {
+    let latest = lake.latest("t").await.expect("latest reads the index");
+    assert_eq!(latest.num_rows(), 2);
+    for (what, e) in [("sql", sql), ("info", info)] {
         assert_eq!(e.kind(), kind, "{what}: {e}");
         assert!(e.message().contains(name), "{what}: {e} should name {name}");
         assert!(e.message().contains(also), "{what}: {e} should say {also:?}");
@@ -90,6 +100,60 @@ async fn a_missing_data_file_is_not_found() {
     std::fs::remove_file(&f).unwrap();
     let name = f.file_name().unwrap().to_str().unwrap();
     all_fail(&lake, ErrorKind::NotFound, name, "does not exist").await;
+}
+
+#[tokio::test]
+async fn a_missing_last_value_index_falls_back_to_a_scan() {
+    let dir = tempfile::tempdir().unwrap();
+    let lake = Lake::open(dir.path().to_str().unwrap(), &Default::default()).unwrap();
+    table(&lake).await;
+    let index = parquet_file(dir.path(), "metadata", "last-value-");
+    std::fs::remove_file(&index).unwrap();
+    // A new handle: the index is not in its cache.
+    let lake = Lake::open(dir.path().to_str().unwrap(), &Default::default()).unwrap();
+    let r = lake.latest("t").await.expect("latest scans instead");
+    assert_eq!(r.num_rows(), 2);
+    // Read as a table, the missing index is an error naming it.
+    let e = lake
+        .sql("SELECT * FROM \"t@last-values\"")
+        .await
+        .expect_err("the index is gone");
+    assert_eq!(e.kind(), ErrorKind::NotFound, "{e}");
+    let name = index.file_name().unwrap().to_str().unwrap();
+    assert!(e.message().contains(name), "{e} should name {name}");
+}
+
+#[tokio::test]
+async fn a_truncated_last_value_index_is_corruption_naming_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let lake = Lake::open(dir.path().to_str().unwrap(), &Default::default()).unwrap();
+    table(&lake).await;
+    let index = parquet_file(dir.path(), "metadata", "last-value-");
+    let bytes = std::fs::read(&index).unwrap();
+    std::fs::write(&index, &bytes[..bytes.len() / 2]).unwrap();
+    let lake = Lake::open(dir.path().to_str().unwrap(), &Default::default()).unwrap();
+    let e = lake.latest("t").await.expect_err("a damaged index");
+    assert_eq!(e.kind(), ErrorKind::Corruption, "{e}");
+    let name = index.file_name().unwrap().to_str().unwrap();
+    assert!(e.message().contains(name), "{e} should name {name}");
+    // The data is intact: SQL over the table still answers, and the damaged index does not stop
+    // the next commit (made without an index: `latest` scans).
+    assert_eq!(lake.sql("SELECT * FROM t").await.unwrap().num_rows(), 2);
+    let schema = lake.describe("t").await.unwrap().schema;
+    let b = RecordBatch::try_new(
+        schema,
+        vec![
+            Arc::new(TimestampMicrosecondArray::from(vec![2_000_000]).with_timezone("UTC")),
+            Arc::new(StringArray::from(vec!["a"])),
+            Arc::new(Float64Array::from(vec![3.0])),
+        ],
+    )
+    .unwrap();
+    lake.append("t", vec![b], AppendOptions::default()).await.unwrap();
+    let latest = lake.latest("t").await.unwrap();
+    assert_eq!(latest.num_rows(), 2);
+    let v = latest.batches[0].column_by_name("v").unwrap();
+    assert_eq!(arrow::util::display::array_value_to_string(v, 0).unwrap(), "3.0");
 }
 
 #[tokio::test]
@@ -129,7 +193,8 @@ impl fmt::Display for Refusing {
 }
 
 fn refused(location: &Path) -> object_store::Result<()> {
-    if location.as_ref().ends_with(".parquet") {
+    // Data files only: the last-value index is served.
+    if location.as_ref().ends_with(".parquet") && location.as_ref().contains("/data/") {
         return Err(object_store::Error::Generic {
             store: "S3",
             source: "Error after 10 retries in 2.1s: HTTP status server error (503 Service Unavailable)".into(),

@@ -102,7 +102,7 @@ pub(crate) async fn data_files(backend: &Backend, table: &str) -> Vec<(String, b
 }
 
 /// Every object under the table, relative to the table (listed through the lake's own store).
-async fn objects(backend: &Backend, table: &str) -> Vec<String> {
+pub(crate) async fn objects(backend: &Backend, table: &str) -> Vec<String> {
     let store = lake_store(backend);
     let prefix = object_store::path::Path::from(format!("default/{table}"));
     let list: Vec<object_store::ObjectMeta> = store.list(Some(&prefix)).try_collect().await.unwrap();

@@ -1,0 +1,594 @@
+//! The last-value index: the newest row of every series of a table at one snapshot, so that
+//! `varve latest`, `Lake::latest` and the SQL that asks for it read one small file instead of
+//! every data file.
+//!
+//! # Format
+//!
+//! One Parquet file, `metadata/last-value-<uuid>.parquet` under the table, holding whole rows:
+//! every column of the snapshot's schema, each with its Iceberg field id (`PARQUET:field_id`, as
+//! data files have), so that any Parquet reader can read it and a column renamed later still
+//! matches by id. One row per series (distinct value of the series key; NULL is a value), sorted
+//! by series key; a table without a series key holds one row, its newest. The snapshot's summary
+//! names it: [`SUMMARY_LOCATION`] (absolute location) and [`SUMMARY_BYTES`] (its size in bytes).
+//! A table without a time column has no index. Plain Iceberg readers ignore both.
+//!
+//! # Kept exact at every commit
+//!
+//! Whoever builds a transaction says what it does to the rows ([`Change`]); the commit attempt
+//! (`commit::snapshot::prepare`) then derives the new snapshot's index from its parent's:
+//! - [`Change::Add`] (appends, `INSERT`, imports, a last-write-wins append's rewrites): the newest
+//!   added row of each series merged into the parent's entries. An entry is replaced by a row at a
+//!   later time or at the same time (a later write of the same key wins, as last-write-wins does);
+//!   late rows older than the entry leave it as it is.
+//! - [`Change::Same`] (compaction: the same rows in other files): the parent's index file is named
+//!   again; nothing is written.
+//! - [`Change::Remove`] (deletes, retention): when no removed file can hold an entry (its time
+//!   bounds do not cover the entry's time), the parent's index is named again; otherwise the index
+//!   is rebuilt from the live files.
+//! - [`Change::Unknown`]: rebuilt from the live files.
+//!
+//! A rebuild reads every live data file (oldest sequence number first, so that of two rows of one
+//! series at one time the later-written one wins, as above). When the parent snapshot has rows but
+//! no index (a table written before the index existed, or by another engine), an append commits
+//! without one, and the next maintenance commit (compaction, delete, retention) rebuilds it. A
+//! parent index that cannot be read (gone, damaged) counts as none: it never stops commits.
+//!
+//! A rebuild happens at most once per transaction: in its first commit attempt. An attempt that
+//! lost to another writer and would need a second full read commits without an index instead (so
+//! that a delete on a busy table does not read the table once per attempt); readers then scan,
+//! and the next maintenance commit rebuilds it.
+//!
+//! Rows older than the table's `varve.retention` stay in the index until retention drops their
+//! files (and the index is rebuilt); readers filter them out, as they do for data files.
+
+use std::collections::HashMap;
+
+use arrow::array::{new_null_array, Array, ArrayRef, AsArray, RecordBatch, RecordBatchOptions, UInt32Array};
+use arrow::datatypes::{DataType, Int64Type, SchemaRef};
+use arrow::row::{RowConverter, SortField};
+use bytes::Bytes;
+use datafusion::datasource::listing::PartitionedFile;
+use datafusion::datasource::physical_plan::FileGroup;
+use futures::StreamExt;
+use iceberg::spec::{DataFile, PrimitiveLiteral, Snapshot};
+use object_store::path::Path;
+use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+use parquet::arrow::ArrowWriter;
+use parquet::basic::{Compression, ZstdLevel};
+use parquet::file::properties::{EnabledStatistics, WriterProperties};
+
+use crate::catalog::{self, LoadedTable, MetadataCache};
+use crate::error::{Error, ErrorKind, Result};
+use crate::format::field_ids::field_id;
+use crate::format::properties::MaintenanceSettings;
+use crate::format::TableContract;
+use crate::storage::Storage;
+use crate::write::merge::MergeJob;
+
+/// Snapshot summary key: the absolute location of the snapshot's last-value index.
+pub(crate) const SUMMARY_LOCATION: &str = "varve.last-value-index";
+/// Snapshot summary key: the size of that file, bytes.
+pub(crate) const SUMMARY_BYTES: &str = "varve.last-value-index-bytes";
+
+/// Rows per batch read in a rebuild.
+const REBUILD_BATCH_ROWS: usize = 8192;
+
+/// What a change does to the table's rows, for the index (module docs).
+#[derive(Debug, Clone, Default)]
+pub(crate) enum Change {
+    /// Not known: the index is rebuilt from the live files.
+    #[default]
+    Unknown,
+    /// Rows were added (and rows of the same key replaced, for last-write-wins): the newest added
+    /// row of each series, in the schema the rows were written with (any order).
+    Add(Option<RecordBatch>),
+    /// The same rows, rearranged (compaction).
+    Same,
+    /// Rows were removed; the added files hold only rows of the removed files.
+    Remove,
+}
+
+/// The index a snapshot names.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct IndexRef {
+    /// Absolute location of the Parquet file.
+    pub(crate) location: String,
+    /// Its size, bytes.
+    pub(crate) bytes: u64,
+}
+
+impl IndexRef {
+    /// The index `snapshot` names in its summary, if any.
+    pub(crate) fn of(snapshot: &Snapshot) -> Option<IndexRef> {
+        let p = &snapshot.summary().additional_properties;
+        Some(IndexRef {
+            location: p.get(SUMMARY_LOCATION)?.clone(),
+            bytes: p.get(SUMMARY_BYTES)?.parse().ok()?,
+        })
+    }
+
+    /// The summary entries naming this index.
+    pub(crate) fn summary(&self) -> [(String, String); 2] {
+        [
+            (SUMMARY_LOCATION.to_string(), self.location.clone()),
+            (SUMMARY_BYTES.to_string(), self.bytes.to_string()),
+        ]
+    }
+}
+
+/// The index of a snapshot being committed: which file it names, and the file to upload first
+/// when it is new (deleted again if the attempt loses).
+#[derive(Debug)]
+pub(crate) struct NextIndex {
+    pub(crate) index: IndexRef,
+    pub(crate) upload: Option<(Path, Bytes)>,
+}
+
+/// What a commit attempt applies to the current snapshot: its [`Change`] and its data files.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Applied<'a> {
+    pub(crate) change: &'a Change,
+    pub(crate) added: &'a [DataFile],
+    pub(crate) removed: &'a [DataFile],
+}
+
+/// The index of the snapshot that applies `applied` to the current snapshot of `latest`, under `schema` (the new snapshot's schema, Arrow with field
+/// ids). `None` when the table has no time column, when an append's parent has rows but no
+/// usable index, or when the index would need a rebuild and `may_rebuild` is false (module docs).
+/// The new index's rows are kept in `cache`.
+///
+/// Errors: storage errors reading the parent's index or (in a rebuild) the live data files.
+pub(crate) async fn next(
+    storage: &Storage,
+    cache: &MetadataCache,
+    latest: &LoadedTable,
+    applied: Applied<'_>,
+    schema: &SchemaRef,
+    may_rebuild: bool,
+) -> Result<Option<NextIndex>> {
+    let Applied { change, added, removed } = applied;
+    let contract = latest.contract()?;
+    let Some(time) = contract.time_column.clone() else {
+        return Ok(None);
+    };
+    let md = &latest.metadata;
+    let parent = md.current_snapshot();
+    let parent_rows = parent.map(|p| total_records(p)).unwrap_or(0);
+    // A parent index that cannot be used (gone, damaged, of a schema it cannot be aligned to) is
+    // as good as none: it must never stop the table from taking commits. A storage error is
+    // returned, as for any metadata read.
+    let parent_index = match parent.and_then(|p| IndexRef::of(p)) {
+        Some(ix) => match read(storage, cache, &ix).await.and_then(|rows| align_to(&rows, schema)) {
+            Ok(rows) => Some((ix, rows)),
+            Err(e) if e.kind() == ErrorKind::Storage => return Err(e),
+            Err(e) => {
+                tracing::warn!(table = %latest.ident, index = %ix.location, "the parent snapshot's last-value index cannot be used: {e}");
+                None
+            }
+        },
+        None => None,
+    };
+    let rebuild = || async {
+        if !may_rebuild {
+            tracing::debug!(table = %latest.ident, "last-value index: no rebuild in a retried commit attempt; committing without one");
+            return Ok(None);
+        }
+        rebuild(storage, cache, latest, &contract, added, removed, schema)
+            .await
+            .map(Some)
+    };
+    let rows = match change {
+        Change::Add(rows) => {
+            let prev = match parent_index {
+                Some((_, prev)) => Some(prev),
+                None if parent_rows == 0 => None,
+                None => return Ok(None),
+            };
+            let mut parts = Vec::new();
+            parts.extend(prev);
+            if let Some(rows) = rows {
+                parts.push(align_to(rows, schema)?);
+            }
+            reduce(&parts, &contract)?.unwrap_or_else(|| RecordBatch::new_empty(schema.clone()))
+        }
+        Change::Same => match parent_index {
+            Some((ix, _)) => {
+                return Ok(Some(NextIndex {
+                    index: ix,
+                    upload: None,
+                }))
+            }
+            None => match rebuild().await? {
+                Some(rows) => rows,
+                None => return Ok(None),
+            },
+        },
+        Change::Remove => match parent_index {
+            Some((ix, prev)) if !holds_an_entry(&prev, removed, md.current_schema(), &time)? => {
+                return Ok(Some(NextIndex {
+                    index: ix,
+                    upload: None,
+                }))
+            }
+            _ => match rebuild().await? {
+                Some(rows) => rows,
+                None => return Ok(None),
+            },
+        },
+        Change::Unknown => match rebuild().await? {
+            Some(rows) => rows,
+            None => return Ok(None),
+        },
+    };
+    let bytes = encode(&rows)?;
+    let path = latest
+        .ident
+        .metadata_dir()
+        .join(format!("last-value-{}.parquet", uuid::Uuid::now_v7()));
+    let index = IndexRef {
+        location: storage.location(&path),
+        bytes: bytes.len() as u64,
+    };
+    cache.put_last_values(&index.location, rows);
+    Ok(Some(NextIndex {
+        index,
+        upload: Some((path, bytes)),
+    }))
+}
+
+/// The rows of the index `ix` (in the schema it was written with; align them with
+/// [`align_to`]), from `cache` when read or written before.
+///
+/// Errors: [`ErrorKind::NotFound`] when the file is gone; [`ErrorKind::Corruption`] naming it when
+/// it is not Parquet.
+pub(crate) async fn read(storage: &Storage, cache: &MetadataCache, ix: &IndexRef) -> Result<RecordBatch> {
+    if let Some(hit) = cache.last_values(&ix.location) {
+        return Ok(hit);
+    }
+    let bytes = storage.get(&storage.path_of(&ix.location)?).await?;
+    let corrupt = |e: &dyn std::fmt::Display| Error::corrupt(format!("last-value index {}: {e}", ix.location));
+    let reader = ParquetRecordBatchReaderBuilder::try_new(bytes)
+        .map_err(|e| corrupt(&e))?
+        .build()
+        .map_err(|e| corrupt(&e))?;
+    let schema = arrow::array::RecordBatchReader::schema(&reader);
+    let batches: Vec<RecordBatch> = reader.collect::<std::result::Result<_, _>>().map_err(|e| corrupt(&e))?;
+    let rows = arrow::compute::concat_batches(&schema, &batches)?;
+    cache.put_last_values(&ix.location, rows.clone());
+    Ok(rows)
+}
+
+/// `batch` as `target`'s columns, matched by Iceberg field id (by name for a field without one):
+/// a column `batch` lacks is NULL, a widened one (int to long, float to double) is cast (Iceberg
+/// spec, "Column Projection").
+///
+/// Errors: a column whose type cannot be cast to the target's.
+pub(crate) fn align_to(batch: &RecordBatch, target: &SchemaRef) -> Result<RecordBatch> {
+    let source = batch.schema();
+    if source.fields() == target.fields() {
+        return Ok(batch.clone());
+    }
+    let by_id: HashMap<i32, usize> = source
+        .fields()
+        .iter()
+        .enumerate()
+        .filter_map(|(i, f)| field_id(f).map(|id| (id, i)))
+        .collect();
+    let columns = target
+        .fields()
+        .iter()
+        .map(|f| {
+            let found = match field_id(f) {
+                Some(id) => by_id.get(&id).copied(),
+                None => source.index_of(f.name()).ok(),
+            };
+            Ok(match found {
+                Some(i) if batch.column(i).data_type() == f.data_type() => batch.column(i).clone(),
+                Some(i) => arrow::compute::cast(batch.column(i), f.data_type())?,
+                None => new_null_array(f.data_type(), batch.num_rows()),
+            })
+        })
+        .collect::<Result<Vec<ArrayRef>>>()?;
+    let options = RecordBatchOptions::new().with_row_count(Some(batch.num_rows()));
+    Ok(RecordBatch::try_new_with_options(target.clone(), columns, &options)?)
+}
+
+/// The newest row of each series among `batches` (one schema, holding the contract's time column
+/// and series key), sorted by series key; `None` when they hold no row. Of two rows of one series
+/// at one time, the one later in `batches` wins. Rows with a NULL time are not candidates.
+///
+/// Errors: the time or a series key column is missing.
+pub(crate) fn reduce(batches: &[RecordBatch], contract: &TableContract) -> Result<Option<RecordBatch>> {
+    let batches: Vec<&RecordBatch> = batches.iter().filter(|b| b.num_rows() > 0).collect();
+    let Some(first) = batches.first() else {
+        return Ok(None);
+    };
+    let schema = first.schema();
+    let all = if batches.len() == 1 {
+        (*first).clone()
+    } else {
+        arrow::compute::concat_batches(&schema, batches.iter().copied())?
+    };
+    let time = contract
+        .time_column
+        .as_deref()
+        .ok_or_else(|| Error::internal("the last-value index needs a time column"))?;
+    let times = arrow::compute::cast(all.column(schema.index_of(time)?), &DataType::Int64)?;
+    let times = times.as_primitive::<Int64Type>();
+    let keys = contract
+        .series_key
+        .iter()
+        .map(|k| Ok(all.column(schema.index_of(k)?).clone()))
+        .collect::<Result<Vec<ArrayRef>>>()?;
+    let newer = |i: usize, best: usize| times.value(i) >= times.value(best);
+    let mut picked: Vec<u32> = Vec::new();
+    if keys.is_empty() {
+        let mut best: Option<usize> = None;
+        for i in 0..all.num_rows() {
+            if times.is_valid(i) && best.is_none_or(|b| newer(i, b)) {
+                best = Some(i);
+            }
+        }
+        picked.extend(best.map(|b| b as u32));
+    } else {
+        let converter = RowConverter::new(keys.iter().map(|k| SortField::new(k.data_type().clone())).collect())?;
+        let rows = converter.convert_columns(&keys)?;
+        let mut best: HashMap<arrow::row::Row<'_>, usize> = HashMap::new();
+        for i in 0..all.num_rows() {
+            if times.is_null(i) {
+                continue;
+            }
+            best.entry(rows.row(i))
+                .and_modify(|b| {
+                    if newer(i, *b) {
+                        *b = i;
+                    }
+                })
+                .or_insert(i);
+        }
+        let mut winners: Vec<usize> = best.into_values().collect();
+        winners.sort_by(|a, b| rows.row(*a).cmp(&rows.row(*b)));
+        picked.extend(winners.into_iter().map(|i| i as u32));
+    }
+    if picked.is_empty() {
+        return Ok(None);
+    }
+    Ok(Some(arrow::compute::take_record_batch(
+        &all,
+        &UInt32Array::from(picked),
+    )?))
+}
+
+/// The last row of each series in `sorted` (sorted by series key, then time): the candidates an
+/// append passes to [`reduce`], found without hashing. The whole batch's newest row when the
+/// contract has no series key.
+///
+/// Errors: the time or a series key column is missing.
+pub(crate) fn last_of_each_series(sorted: &RecordBatch, contract: &TableContract) -> Result<Option<RecordBatch>> {
+    if sorted.num_rows() == 0 || contract.series_key.is_empty() {
+        return reduce(std::slice::from_ref(sorted), contract);
+    }
+    let schema = sorted.schema();
+    let keys = contract
+        .series_key
+        .iter()
+        .map(|k| Ok(sorted.column(schema.index_of(k)?).clone()))
+        .collect::<Result<Vec<ArrayRef>>>()?;
+    let ends: Vec<u32> = arrow::compute::partition(&keys)?
+        .ranges()
+        .into_iter()
+        .map(|r| (r.end - 1) as u32)
+        .collect();
+    Ok(Some(arrow::compute::take_record_batch(
+        sorted,
+        &UInt32Array::from(ends),
+    )?))
+}
+
+/// Whether a file of `removed` may hold an entry of `index`: its bounds on the time column cover
+/// the entry's time (a file without bounds may hold anything).
+fn holds_an_entry(
+    index: &RecordBatch,
+    removed: &[DataFile],
+    schema: &iceberg::spec::Schema,
+    time: &str,
+) -> Result<bool> {
+    if removed.is_empty() || index.num_rows() == 0 {
+        return Ok(false);
+    }
+    let Some(time_id) = schema.field_by_name(time).map(|f| f.id) else {
+        return Ok(true);
+    };
+    let Ok(column) = index.schema().index_of(time) else {
+        return Ok(true);
+    };
+    let times = arrow::compute::cast(index.column(column), &DataType::Int64)?;
+    let times = times.as_primitive::<Int64Type>();
+    let bound = |m: &HashMap<i32, iceberg::spec::Datum>| match m.get(&time_id).map(|d| d.literal().clone()) {
+        Some(PrimitiveLiteral::Long(v)) => Some(v),
+        _ => None,
+    };
+    for f in removed {
+        let (Some(lo), Some(hi)) = (bound(f.lower_bounds()), bound(f.upper_bounds())) else {
+            return Ok(true);
+        };
+        if times.iter().flatten().any(|t| lo <= t && t <= hi) {
+            return Ok(true);
+        }
+    }
+    Ok(false)
+}
+
+/// The index of the live files of `latest` after removing `removed` and adding `added`, read in
+/// full (oldest sequence number first; the added files last).
+async fn rebuild(
+    storage: &Storage,
+    cache: &MetadataCache,
+    latest: &LoadedTable,
+    contract: &TableContract,
+    added: &[DataFile],
+    removed: &[DataFile],
+    schema: &SchemaRef,
+) -> Result<RecordBatch> {
+    let md = &latest.metadata;
+    let mut live = catalog::live_entries(storage, cache, md, md.current_snapshot_id()).await?;
+    let gone: std::collections::HashSet<&str> = removed.iter().map(|f| f.file_path()).collect();
+    live.retain(|e| !gone.contains(e.data_file.file_path()));
+    live.sort_by_key(|e| e.sequence_number.unwrap_or(0));
+    let files: Vec<&DataFile> = live.iter().map(|e| &e.data_file).chain(added.iter()).collect();
+    let started = std::time::Instant::now();
+    let mut acc: Option<RecordBatch> = None;
+    if !files.is_empty() {
+        let settings = MaintenanceSettings::from_properties(md.properties())?;
+        let job = MergeJob {
+            storage,
+            table_prefix: latest.ident.prefix(),
+            schema: schema.clone(),
+            contract,
+            settings: &settings,
+            partition: None,
+        };
+        let group = files
+            .iter()
+            .map(|f| {
+                Ok(PartitionedFile::new(
+                    storage.path_of(f.file_path())?.to_string(),
+                    f.file_size_in_bytes(),
+                ))
+            })
+            .collect::<Result<Vec<_>>>()?;
+        let plan = job.scan(vec![FileGroup::new(group)], None, REBUILD_BATCH_ROWS)?;
+        let ctx = job.context()?;
+        let mut stream = plan.execute(0, ctx.task_ctx())?;
+        let mut pending: Vec<RecordBatch> = Vec::new();
+        let mut pending_rows = 0usize;
+        while let Some(batch) = stream.next().await {
+            let batch = batch?;
+            if let Some(newest) = reduce(std::slice::from_ref(&batch), contract)? {
+                pending_rows += newest.num_rows();
+                pending.push(newest);
+            }
+            // Fold the candidates into the running answer once they outgrow it.
+            let held = acc.as_ref().map_or(0, |a| a.num_rows());
+            if pending_rows > held.max(REBUILD_BATCH_ROWS) {
+                let mut parts: Vec<RecordBatch> = acc.take().into_iter().collect();
+                parts.append(&mut pending);
+                acc = reduce(&parts, contract)?;
+                pending_rows = 0;
+            }
+        }
+        let mut parts: Vec<RecordBatch> = acc.take().into_iter().collect();
+        parts.append(&mut pending);
+        acc = reduce(&parts, contract)?;
+    }
+    tracing::debug!(
+        table = %latest.ident,
+        files = files.len(),
+        series = acc.as_ref().map_or(0, |a| a.num_rows()),
+        ms = started.elapsed().as_secs_f64() * 1e3,
+        "last-value index rebuilt"
+    );
+    Ok(acc.unwrap_or_else(|| RecordBatch::new_empty(schema.clone())))
+}
+
+/// The index rows as a Parquet file (zstd, page statistics).
+fn encode(rows: &RecordBatch) -> Result<Bytes> {
+    let props = WriterProperties::builder()
+        .set_compression(Compression::ZSTD(ZstdLevel::default()))
+        .set_statistics_enabled(EnabledStatistics::Page)
+        .build();
+    let mut out = Vec::new();
+    let mut writer = ArrowWriter::try_new(&mut out, rows.schema(), Some(props))?;
+    writer.write(rows)?;
+    writer.close()?;
+    Ok(Bytes::from(out))
+}
+
+/// The table's row count after `snapshot` (its summary's `total-records`).
+fn total_records(snapshot: &Snapshot) -> u64 {
+    snapshot
+        .summary()
+        .additional_properties
+        .get("total-records")
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(u64::MAX)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use super::*;
+    use arrow::array::{Int64Array, StringArray, TimestampMicrosecondArray};
+    use arrow::datatypes::{Field, Schema, TimeUnit};
+
+    fn batch(rows: &[(Option<&str>, i64, i64)]) -> RecordBatch {
+        let schema = Arc::new(Schema::new(vec![
+            Field::new("s", DataType::Utf8, true),
+            Field::new(
+                "ts",
+                DataType::Timestamp(TimeUnit::Microsecond, Some("UTC".into())),
+                false,
+            ),
+            Field::new("v", DataType::Int64, true),
+        ]));
+        RecordBatch::try_new(
+            schema,
+            vec![
+                Arc::new(StringArray::from(rows.iter().map(|r| r.0).collect::<Vec<_>>())),
+                Arc::new(
+                    TimestampMicrosecondArray::from(rows.iter().map(|r| r.1).collect::<Vec<_>>()).with_timezone("UTC"),
+                ),
+                Arc::new(Int64Array::from(rows.iter().map(|r| r.2).collect::<Vec<_>>())),
+            ],
+        )
+        .unwrap()
+    }
+
+    fn triples(b: &RecordBatch) -> Vec<(Option<String>, i64, i64)> {
+        let s = b.column(0).as_string::<i32>();
+        let t = arrow::compute::cast(b.column(1), &DataType::Int64).unwrap();
+        let t = t.as_primitive::<Int64Type>();
+        let v = b.column(2).as_primitive::<Int64Type>();
+        (0..b.num_rows())
+            .map(|i| (s.is_valid(i).then(|| s.value(i).to_string()), t.value(i), v.value(i)))
+            .collect()
+    }
+
+    #[test]
+    fn newest_row_per_series_later_rows_win_ties() {
+        let contract = TableContract::time_series("ts").with_series_key(["s"]);
+        let a = batch(&[(Some("b"), 5, 1), (Some("a"), 3, 2), (None, 1, 3), (Some("a"), 9, 4)]);
+        let b = batch(&[(Some("a"), 9, 5), (Some("b"), 4, 6), (None, 0, 7)]);
+        let r = reduce(&[a, b], &contract).unwrap().unwrap();
+        assert_eq!(
+            triples(&r),
+            vec![(None, 1, 3), (Some("a".into()), 9, 5), (Some("b".into()), 5, 1)]
+        );
+    }
+
+    #[test]
+    fn without_a_series_key_the_newest_row() {
+        let contract = TableContract::time_series("ts");
+        let a = batch(&[
+            (Some("b"), 5, 1),
+            (Some("a"), 7, 2),
+            (Some("c"), 7, 3),
+            (Some("d"), 2, 4),
+        ]);
+        let r = reduce(&[a], &contract).unwrap().unwrap();
+        assert_eq!(triples(&r), vec![(Some("c".into()), 7, 3)]);
+        assert!(reduce(&[], &contract).unwrap().is_none());
+    }
+
+    #[test]
+    fn last_of_each_series_of_a_sorted_batch() {
+        let contract = TableContract::time_series("ts").with_series_key(["s"]);
+        let sorted = batch(&[(None, 1, 0), (Some("a"), 1, 1), (Some("a"), 4, 2), (Some("b"), 2, 3)]);
+        let r = last_of_each_series(&sorted, &contract).unwrap().unwrap();
+        assert_eq!(
+            triples(&r),
+            vec![(None, 1, 0), (Some("a".into()), 4, 2), (Some("b".into()), 2, 3)]
+        );
+    }
+}

@@ -1,0 +1,283 @@
+//! Plan rewrites that answer newest-row queries from the last-value index (`index::last_value`)
+//! instead of scanning every data file. A DataFusion [`OptimizerRule`], run after DataFusion's
+//! own rules (so filters are already pushed into the scans), that changes only where a scan reads
+//! from, never what the plan computes; it rewrites two shapes, for a Varve table whose snapshot
+//! has an index:
+//!
+//! - `... WHERE rn = 1` (or `rn <= 1`, `rn < 2`) over `row_number() OVER (PARTITION BY <series
+//!   key> ORDER BY <time> DESC) AS rn`: the window over the table becomes the index's rows with
+//!   `rn` = 1 (the filter above stays, and keeps every row).
+//! - `SELECT <series key>, max(<time>) ... GROUP BY <series key>`, where every aggregate is
+//!   `max(<time>)`, `last_value(x ORDER BY <time>)` or `first_value(x ORDER BY <time> DESC)`: the
+//!   aggregate reads the index's rows (one per series: the row each of those picks).
+//!
+//! Both hold only when no filter below them needs the raw rows: a filter on the series key
+//! selects whole series (and the index holds each series' newest row), any other filter (a time
+//! range, a value) could pick an older row, so the plan is left alone. The index's rows pass the
+//! table's retention filter as data files do. `EXPLAIN` shows when the index answered.
+
+use std::any::Any;
+use std::collections::BTreeSet;
+use std::sync::Arc;
+
+use datafusion::catalog::default_table_source::{provider_as_source, source_as_provider};
+use datafusion::common::tree_node::{Transformed, TreeNode};
+use datafusion::common::{Result, ScalarValue};
+use datafusion::logical_expr::expr::{AggregateFunction, NullTreatment, WindowFunction};
+use datafusion::logical_expr::{
+    Aggregate, BinaryExpr, Expr, Filter, LogicalPlan, Operator, Projection, TableScan, WindowFunctionDefinition,
+};
+use datafusion::optimizer::{OptimizerConfig, OptimizerRule};
+
+use crate::query::provider::VarveTable;
+
+/// The rule (module docs).
+#[derive(Debug, Default)]
+pub(crate) struct NewestFromIndex;
+
+impl OptimizerRule for NewestFromIndex {
+    fn name(&self) -> &str {
+        "varve_newest_from_index"
+    }
+
+    fn rewrite(&self, plan: LogicalPlan, _config: &dyn OptimizerConfig) -> Result<Transformed<LogicalPlan>> {
+        plan.transform_down(|node| match &node {
+            LogicalPlan::Filter(f) => {
+                let Some(column) = first_row_filter(&f.predicate) else {
+                    return Ok(Transformed::no(node));
+                };
+                match first_rows(&f.input, &column)? {
+                    Some(input) => {
+                        let filter = Filter::try_new(f.predicate.clone(), Arc::new(input))?;
+                        Ok(Transformed::yes(LogicalPlan::Filter(filter)))
+                    }
+                    None => Ok(Transformed::no(node)),
+                }
+            }
+            LogicalPlan::Aggregate(a) => match newest_aggregate(a)? {
+                Some(plan) => Ok(Transformed::yes(plan)),
+                None => Ok(Transformed::no(node)),
+            },
+            _ => Ok(Transformed::no(node)),
+        })
+    }
+}
+
+/// The column `predicate` keeps only the first row of: `c = 1`, `1 = c`, `c <= 1`, `c < 2`.
+fn first_row_filter(predicate: &Expr) -> Option<String> {
+    let Expr::BinaryExpr(BinaryExpr { left, op, right }) = predicate else {
+        return None;
+    };
+    let number = |e: &Expr| match e {
+        Expr::Literal(v, _) => match v {
+            ScalarValue::UInt64(Some(n)) => Some(*n as i128),
+            ScalarValue::Int64(Some(n)) => Some(*n as i128),
+            ScalarValue::Int32(Some(n)) => Some(*n as i128),
+            _ => None,
+        },
+        _ => None,
+    };
+    let column = |e: &Expr| match e {
+        Expr::Column(c) => Some(c.name.clone()),
+        _ => None,
+    };
+    match (column(left), op, number(right)) {
+        (Some(c), Operator::Eq, Some(1)) | (Some(c), Operator::LtEq, Some(1)) | (Some(c), Operator::Lt, Some(2)) => {
+            return Some(c)
+        }
+        _ => {}
+    }
+    match (number(left), op, column(right)) {
+        (Some(1), Operator::Eq, Some(c)) | (Some(1), Operator::GtEq, Some(c)) | (Some(2), Operator::Gt, Some(c)) => {
+            Some(c)
+        }
+        _ => None,
+    }
+}
+
+/// `plan` with the window that computes `column` as the newest row per series replaced by the
+/// index's rows, looking through projections that pass `column` on; `None` when the shape does
+/// not hold.
+fn first_rows(plan: &LogicalPlan, column: &str) -> Result<Option<LogicalPlan>> {
+    match plan {
+        LogicalPlan::Projection(p) => {
+            // The projection's expression that makes `column`: a column of its input, maybe renamed.
+            let Some(i) = p.schema.fields().iter().position(|f| f.name() == column) else {
+                return Ok(None);
+            };
+            let inner = match p.expr[i].clone().unalias() {
+                Expr::Column(c) => c.name,
+                _ => return Ok(None),
+            };
+            match first_rows(&p.input, &inner)? {
+                Some(input) => Ok(Some(LogicalPlan::Projection(Projection::try_new(
+                    p.expr.clone(),
+                    Arc::new(input),
+                )?))),
+                None => Ok(None),
+            }
+        }
+        LogicalPlan::SubqueryAlias(s) => match first_rows(&s.input, column)? {
+            Some(input) => Ok(Some(plan.with_new_exprs(plan.expressions(), vec![input])?)),
+            None => Ok(None),
+        },
+        LogicalPlan::Window(w) => {
+            let [expr] = w.window_expr.as_slice() else {
+                return Ok(None);
+            };
+            let output = w.schema.field(w.schema.fields().len() - 1);
+            if output.name() != column {
+                return Ok(None);
+            }
+            let Expr::WindowFunction(f) = expr.clone().unalias() else {
+                return Ok(None);
+            };
+            let WindowFunction { fun, params } = f.as_ref();
+            let WindowFunctionDefinition::WindowUDF(udf) = fun else {
+                return Ok(None);
+            };
+            if udf.name() != "row_number" || !params.args.is_empty() || params.filter.is_some() || params.distinct {
+                return Ok(None);
+            }
+            let Some(input) = index_input(&w.input, |table| {
+                let contract = table.table.contract().ok()?;
+                let time = contract.time_column.as_deref()?;
+                let newest_first = match params.order_by.as_slice() {
+                    [s] => !s.asc && column_name(&s.expr) == Some(time),
+                    _ => false,
+                };
+                let partition: Option<BTreeSet<&str>> = params.partition_by.iter().map(column_name).collect();
+                let keys: BTreeSet<&str> = contract.series_key.iter().map(String::as_str).collect();
+                Some(newest_first && partition == Some(keys))
+            })?
+            else {
+                return Ok(None);
+            };
+            // The index's rows, each the first of its series: `rn` is 1.
+            let mut exprs: Vec<Expr> = input.schema().columns().into_iter().map(Expr::Column).collect();
+            exprs.push(Expr::Literal(ScalarValue::UInt64(Some(1)), None).alias(output.name()));
+            let projection = Projection::try_new(exprs, Arc::new(input))?;
+            // Only when the plan above sees exactly the columns the window gave it.
+            if projection.schema.as_ref() != w.schema.as_ref() {
+                tracing::debug!("newest-row rewrite skipped: the schemas differ");
+                return Ok(None);
+            }
+            Ok(Some(LogicalPlan::Projection(projection)))
+        }
+        _ => Ok(None),
+    }
+}
+
+/// `GROUP BY <series key>` with only newest-row aggregates over a table with an index: the same
+/// aggregate over the index's rows.
+fn newest_aggregate(a: &Aggregate) -> Result<Option<LogicalPlan>> {
+    if a.aggr_expr.is_empty() {
+        return Ok(None);
+    }
+    let Some(input) = index_input(&a.input, |table| {
+        let contract = table.table.contract().ok()?;
+        let time = contract.time_column.as_deref()?;
+        let groups: Option<BTreeSet<&str>> = a.group_expr.iter().map(column_name).collect();
+        let keys: BTreeSet<&str> = contract.series_key.iter().map(String::as_str).collect();
+        let newest = a.aggr_expr.iter().all(|e| is_newest_aggregate(e, time));
+        Some(newest && groups == Some(keys))
+    })?
+    else {
+        return Ok(None);
+    };
+    let aggregate = Aggregate::try_new(Arc::new(input), a.group_expr.clone(), a.aggr_expr.clone())?;
+    if aggregate.schema.as_ref() != a.schema.as_ref() {
+        return Ok(None);
+    }
+    Ok(Some(LogicalPlan::Aggregate(aggregate)))
+}
+
+/// `max(time)`, `last_value(x ORDER BY time)` or `first_value(x ORDER BY time DESC)`, without
+/// DISTINCT or FILTER: an aggregate whose value for a series is its newest row's.
+fn is_newest_aggregate(e: &Expr, time: &str) -> bool {
+    let Expr::AggregateFunction(AggregateFunction { func, params }) = e.clone().unalias() else {
+        return false;
+    };
+    // IGNORE NULLS may reach past the newest row.
+    let respects_nulls = matches!(params.null_treatment, None | Some(NullTreatment::RespectNulls));
+    if params.distinct || params.filter.is_some() || !respects_nulls {
+        return false;
+    }
+    let by_time = |asc: bool| match params.order_by.as_slice() {
+        [s] => s.asc == asc && column_name(&s.expr) == Some(time),
+        _ => false,
+    };
+    match func.name() {
+        "max" => params.order_by.is_empty() && matches!(params.args.as_slice(), [c] if column_name(c) == Some(time)),
+        "last_value" => by_time(true),
+        "first_value" => by_time(false),
+        _ => false,
+    }
+}
+
+fn column_name(e: &Expr) -> Option<&str> {
+    match e {
+        Expr::Column(c) => Some(c.name.as_str()),
+        _ => None,
+    }
+}
+
+/// `plan` (a scan of a Varve table, maybe under a filter) reading the table's last-value index
+/// instead, when `fits` says the shape above holds for the table and every filter names only
+/// series-key columns; `None` otherwise (or when the snapshot has no index).
+fn index_input(plan: &LogicalPlan, fits: impl Fn(&VarveTable) -> Option<bool>) -> Result<Option<LogicalPlan>> {
+    let (filter, scan) = match plan {
+        LogicalPlan::Filter(f) => match f.input.as_ref() {
+            LogicalPlan::TableScan(s) => (Some(f), s),
+            _ => return Ok(None),
+        },
+        LogicalPlan::TableScan(s) => (None, s),
+        _ => return Ok(None),
+    };
+    if scan.fetch.is_some() {
+        return Ok(None);
+    }
+    let Ok(provider) = source_as_provider(&scan.source) else {
+        return Ok(None);
+    };
+    let Some(table) = (provider.as_ref() as &dyn Any).downcast_ref::<VarveTable>() else {
+        return Ok(None);
+    };
+    if table.last_values.is_some() || fits(table) != Some(true) {
+        return Ok(None);
+    }
+    let Ok(contract) = table.table.contract() else {
+        return Ok(None);
+    };
+    // A NULL time would sort before (DESC) or after (ASC) every other and is never in the index:
+    // only tables whose time column is required.
+    let time_required = contract
+        .time_column
+        .as_deref()
+        .and_then(|t| table.table.metadata.current_schema().field_by_name(t))
+        .is_some_and(|f| f.required);
+    if !time_required {
+        return Ok(None);
+    }
+    // A filter that selects whole series: only series-key columns, and no volatile function
+    // (`random() < 0.1` names no column but samples rows).
+    let on_keys = |e: &Expr| !e.is_volatile() && e.column_refs().iter().all(|c| contract.series_key.contains(&c.name));
+    if !scan.filters.iter().all(on_keys) || !filter.is_none_or(|f| on_keys(&f.predicate)) {
+        return Ok(None);
+    }
+    let Ok(indexed) = table.clone().newest_rows() else {
+        return Ok(None);
+    };
+    if indexed.last_values.is_none() {
+        // No snapshot: nothing to read either way.
+        return Ok(None);
+    }
+    let new_scan = LogicalPlan::TableScan(TableScan {
+        source: provider_as_source(Arc::new(indexed)),
+        ..scan.clone()
+    });
+    Ok(Some(match filter {
+        Some(f) => LogicalPlan::Filter(Filter::try_new(f.predicate.clone(), Arc::new(new_scan))?),
+        None => new_scan,
+    }))
+}

@@ -1,0 +1,394 @@
+//! The last-value index (`index::last_value`) against a full scan: after every kind of commit
+//! (appends in time order, late rows, last-write-wins replacements (of the newest rows too) and
+//! duplicates within a batch,
+//! deletes of a series' newest row and of a whole series, a column added, compaction, retention,
+//! snapshot expiry) the index of the current snapshot, and of every earlier snapshot by time
+//! travel, holds exactly the rows `row_number() OVER (PARTITION BY host ORDER BY ts DESC) = 1`
+//! picks, on random data, on local disk and S3. `Lake::latest` answers from it, and EXPLAIN says so.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use arrow::array::{ArrayRef, Float64Array, Int64Array, RecordBatch, StringArray, TimestampMicrosecondArray};
+use arrow::datatypes::{DataType, Field, Schema, TimeUnit};
+use varve::{AppendOptions, Dedup, Lake, MaintainOptions, TableContract};
+use varve_testkit::{assert_readers_agree, Backend, Rng};
+
+const MINUTE_US: i64 = 60_000_000;
+const HOUR_US: i64 = 60 * MINUTE_US;
+const DAY_US: i64 = 24 * HOUR_US;
+
+fn schema() -> Arc<Schema> {
+    Arc::new(Schema::new(vec![
+        Field::new(
+            "ts",
+            DataType::Timestamp(TimeUnit::Microsecond, Some("UTC".into())),
+            false,
+        ),
+        Field::new("host", DataType::Utf8, true),
+        Field::new("v", DataType::Float64, true),
+        Field::new("n", DataType::Int64, true),
+    ]))
+}
+
+/// `rows` random rows for step `step` of 24: 8 hosts and a NULL one, times mostly in the step's
+/// slice of the 10 days before `start` (on a 10-minute grid, so keys repeat), some late rows into
+/// earlier slices; host h7 writes only in the first two days (retention later drops it whole).
+fn random_batch(rng: &mut Rng, start: i64, step: i64, rows: usize) -> RecordBatch {
+    let (mut ts, mut host, mut v, mut n) = (vec![], vec![], vec![], vec![]);
+    for _ in 0..rows {
+        let slice = match rng.next(6) {
+            0 => rng.next(step as u64 + 1) as i64,
+            _ => step,
+        };
+        let t = start - 10 * DAY_US + slice * 10 * HOUR_US + rng.next(60) as i64 * 10 * MINUTE_US;
+        let h = rng.next(9);
+        let name = match h {
+            8 => None,
+            7 if t >= start - 8 * DAY_US => Some("h0".to_string()),
+            h => Some(format!("h{h}")),
+        };
+        ts.push(t);
+        host.push(name);
+        v.push((rng.next(10) != 0).then(|| rng.next(1 << 16) as f64 / 8.0));
+        n.push((rng.next(5) != 0).then(|| rng.next(1000) as i64));
+    }
+    let columns: Vec<ArrayRef> = vec![
+        Arc::new(TimestampMicrosecondArray::from(ts).with_timezone("UTC")),
+        Arc::new(StringArray::from(host)),
+        Arc::new(Float64Array::from(v)),
+        Arc::new(Int64Array::from(n)),
+    ];
+    RecordBatch::try_new(schema(), columns).unwrap()
+}
+
+fn text_rows(batches: &[RecordBatch]) -> Vec<String> {
+    let mut out = Vec::new();
+    for b in batches {
+        for i in 0..b.num_rows() {
+            let row: Vec<String> = b
+                .columns()
+                .iter()
+                .map(|c| arrow::util::display::array_value_to_string(c, i).unwrap())
+                .collect();
+            out.push(row.join("|"));
+        }
+    }
+    out
+}
+
+async fn rows_of(lake: &Lake, sql: &str) -> Vec<String> {
+    let r = lake.sql(sql).await.unwrap_or_else(|e| panic!("{sql}: {e}"));
+    text_rows(&r.batches)
+}
+
+/// The columns compared: every column for a last-write-wins table (one row per key), only the
+/// key otherwise (two rows of one series at one time are both "the newest").
+fn columns(t: &str) -> &'static str {
+    match t {
+        "lww" => "host, ts, v, n",
+        _ => "host, ts",
+    }
+}
+
+/// The index's rows at `snapshot` (the current one when `None`) and the full scan's.
+async fn index_and_scan(lake: &Lake, t: &str, snapshot: Option<i64>) -> (Vec<String>, Vec<String>) {
+    let cols = columns(t);
+    let (indexed, as_of) = match snapshot {
+        Some(id) => (
+            format!("\"{t}@v={id}@last-values\""),
+            format!(" FOR VERSION AS OF {id}"),
+        ),
+        None => (format!("\"{t}@last-values\""), String::new()),
+    };
+    let index = rows_of(lake, &format!("SELECT {cols} FROM {indexed} ORDER BY host")).await;
+    let scan = rows_of(
+        lake,
+        &format!(
+            "SELECT {cols} FROM (SELECT *, row_number() OVER (PARTITION BY host ORDER BY ts DESC) AS rn \
+             FROM {t}{as_of}) WHERE rn = 1 ORDER BY host"
+        ),
+    )
+    .await;
+    (index, scan)
+}
+
+async fn check(lake: &Lake, t: &str, what: &str) -> i64 {
+    let (index, scan) = index_and_scan(lake, t, None).await;
+    assert!(index == scan, "{t} after {what}: index {index:?}\nscan {scan:?}");
+    let snapshot = lake.describe(t).await.unwrap().snapshot_id.unwrap();
+    let explain = rows_of(lake, &format!("EXPLAIN SELECT * FROM \"{t}@last-values\"")).await;
+    assert!(
+        explain.iter().any(|l| l.contains("answered from the last-value index")),
+        "{t} after {what}: {explain:?}"
+    );
+    snapshot
+}
+
+async fn last_value_index(backend: Backend) {
+    let lake = backend.open();
+    let start = chrono::Utc::now().timestamp_micros();
+    for (t, dedup) in [("plain", Dedup::None), ("lww", Dedup::LastWriteWins)] {
+        let mut contract = TableContract::time_series("ts").with_series_key(["host"]);
+        contract.dedup = dedup;
+        lake.create_table(t, &schema(), &contract).await.unwrap();
+        let props: HashMap<String, String> = [("varve.auto-maintain", "false"), ("varve.min-snapshots", "1000")]
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        lake.set_properties(t, &props, &[]).await.unwrap();
+
+        let mut rng = Rng(0x2545_F491_4F6C_DD1D ^ t.len() as u64);
+        let mut snapshots = vec![check_empty(&lake, t).await];
+        for step in 0..24i64 {
+            let what = match (step, rng.next(7)) {
+                (12, _) => {
+                    lake.sql(&format!("ALTER TABLE {t} ADD COLUMN note VARCHAR"))
+                        .await
+                        .unwrap();
+                    "a column added".to_string()
+                }
+                (0..=2, _) | (_, 0..=2) => {
+                    // Two batches in one append: the second's rows replace the first's on ties.
+                    let rows = 50 + rng.next(300) as usize;
+                    let a = random_batch(&mut rng, start, step, rows);
+                    let b = random_batch(&mut rng, start, step, rows / 3);
+                    lake.append(t, vec![a, b], AppendOptions::default()).await.unwrap();
+                    format!("append {step}")
+                }
+                (_, 3) => {
+                    // The newest row of a series goes.
+                    let h = format!("h{}", rng.next(7));
+                    let newest = rows_of(&lake, &format!("SELECT max(ts) FROM {t} WHERE host = '{h}'")).await;
+                    if newest[0].is_empty() {
+                        continue;
+                    }
+                    lake.sql(&format!("DELETE FROM {t} WHERE host = '{h}' AND ts >= '{}'", newest[0]))
+                        .await
+                        .unwrap();
+                    format!("delete of {h}'s newest row")
+                }
+                (_, 5) => {
+                    // The newest row of every series written again with another value: the later
+                    // write at the same time replaces the entry (last-write-wins replaces the row).
+                    let again = lake
+                        .sql(&format!("SELECT ts, host, v + 1 AS v, n FROM \"{t}@last-values\""))
+                        .await
+                        .unwrap();
+                    lake.append(t, again.batches, AppendOptions::default()).await.unwrap();
+                    "the newest rows written again".to_string()
+                }
+                (_, 4) => {
+                    let h = format!("h{}", rng.next(7));
+                    lake.sql(&format!("DELETE FROM {t} WHERE host = '{h}'")).await.unwrap();
+                    format!("delete of series {h}")
+                }
+                _ => {
+                    let opts = MaintainOptions {
+                        expire: false,
+                        orphans: false,
+                        ..Default::default()
+                    };
+                    lake.maintain(t, &opts).await.unwrap();
+                    "compaction".to_string()
+                }
+            };
+            let id = check(&lake, t, &what).await;
+            if snapshots.last() != Some(&Some(id)) {
+                snapshots.push(Some(id));
+            }
+        }
+        // Retention: the oldest days go (and with them series h7), in queries at once and from
+        // the files when maintenance runs.
+        let mut props = HashMap::new();
+        props.insert("varve.retention".to_string(), "7d".to_string());
+        lake.set_properties(t, &props, &[]).await.unwrap();
+        check(&lake, t, "retention set").await;
+        lake.maintain(t, &MaintainOptions::default()).await.unwrap();
+        let id = check(&lake, t, "retention").await;
+        let hosts = rows_of(&lake, &format!("SELECT DISTINCT host FROM \"{t}@last-values\"")).await;
+        assert!(
+            !hosts.iter().any(|h| h == "h7"),
+            "{t}: h7 is past the retention: {hosts:?}"
+        );
+        snapshots.push(Some(id));
+
+        // Every earlier snapshot's index answers as a scan of that snapshot does.
+        assert!(snapshots.len() > 15, "{t}: {} snapshots", snapshots.len());
+        for s in snapshots.iter().flatten() {
+            let (index, scan) = index_and_scan(&lake, t, Some(*s)).await;
+            assert!(index == scan, "{t} at snapshot {s}: index {index:?}\nscan {scan:?}");
+        }
+
+        // `latest` reads the index: the newest row of every series, all columns.
+        let latest = text_rows(&lake.latest(t).await.unwrap().batches);
+        let scan = rows_of(
+            &lake,
+            &format!(
+                "SELECT * EXCLUDE (rn) FROM (SELECT *, row_number() OVER (PARTITION BY host ORDER BY ts DESC) AS rn \
+                 FROM {t}) WHERE rn = 1 ORDER BY host"
+            ),
+        )
+        .await;
+        assert_eq!(latest.len(), scan.len(), "{t}: latest");
+        if t == "lww" {
+            assert_eq!(latest, scan, "{t}: latest");
+        }
+
+        // Expiry keeps the current index and deletes the others once no snapshot names them.
+        let mut props = HashMap::new();
+        props.insert("varve.min-snapshots".to_string(), "1".to_string());
+        props.insert("varve.snapshot-retention".to_string(), "0s".to_string());
+        lake.set_properties(t, &props, &[]).await.unwrap();
+        let opts = MaintainOptions {
+            orphan_age: std::time::Duration::ZERO,
+            ..Default::default()
+        };
+        lake.maintain(t, &opts).await.unwrap();
+        check(&lake, t, "expiry").await;
+        let indexes = crate::maintain::objects(&backend, t)
+            .await
+            .into_iter()
+            .filter(|n| n.starts_with("metadata/last-value-"))
+            .count();
+        assert_eq!(indexes, 1, "{t}: one index file left after expiry");
+        // Plain Iceberg readers ignore the index (and the retention, which only Varve applies
+        // to rows of files still live: unset for the comparison).
+        lake.set_properties(t, &HashMap::new(), &["varve.retention".to_string()])
+            .await
+            .unwrap();
+        check(&lake, t, "retention unset").await;
+        assert_readers_agree(&lake, &backend, "default", t).await;
+    }
+}
+
+/// A table with no snapshot has no rows to index: the index of no snapshot reads as empty.
+async fn check_empty(lake: &Lake, t: &str) -> Option<i64> {
+    let r = lake.latest(t).await.unwrap();
+    assert_eq!(r.num_rows(), 0);
+    None
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn last_value_index_matches_a_scan_on_local_disk() {
+    last_value_index(Backend::local()).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn last_value_index_matches_a_scan_on_s3() {
+    last_value_index(Backend::s3()).await;
+}
+
+/// Whether EXPLAIN of `sql` says the last-value index answered.
+async fn from_index(lake: &Lake, sql: &str) -> bool {
+    let explain = rows_of(lake, &format!("EXPLAIN {sql}")).await;
+    let notes: Vec<&String> = explain.iter().filter(|l| l.starts_with("varve_pruning")).collect();
+    assert!(!notes.is_empty(), "{sql}: {explain:?}");
+    notes.iter().all(|l| l.contains("answered from the last-value index"))
+}
+
+/// SQL that asks for the newest row of each series reads the index (EXPLAIN says so) and answers
+/// as a plain scan does (`DISTINCT ON`, which is never rewritten); SQL whose filters or aggregates
+/// need the raw rows is left alone.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn newest_row_queries_read_the_index() {
+    let backend = Backend::local();
+    let lake = backend.open();
+    let contract = TableContract::time_series("ts").with_series_key(["host"]);
+    lake.create_table("m", &schema(), &contract).await.unwrap();
+    let start = chrono::Utc::now().timestamp_micros();
+    let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+    let mut first = None;
+    for step in 0..6 {
+        // Unique times per row, so that "the newest row" is one row.
+        let mut b = random_batch(&mut rng, start, step, 200);
+        let ts: Vec<i64> = (0..b.num_rows() as i64)
+            .map(|i| start - 10 * DAY_US + step * HOUR_US + (rng.next(1_000_000) as i64) * 1000 + i)
+            .collect();
+        let mut columns = b.columns().to_vec();
+        columns[0] = Arc::new(TimestampMicrosecondArray::from(ts).with_timezone("UTC"));
+        b = RecordBatch::try_new(schema(), columns).unwrap();
+        let r = lake.append("m", vec![b], AppendOptions::default()).await.unwrap();
+        first.get_or_insert(r.snapshot_id.unwrap());
+    }
+    let rn = |inner: &str| {
+        format!(
+            "SELECT host, ts, v, n FROM (SELECT *, row_number() OVER (PARTITION BY host ORDER BY ts DESC) AS rn \
+             FROM {inner}) t WHERE rn = 1 ORDER BY host"
+        )
+    };
+    let distinct =
+        |inner: &str| format!("SELECT DISTINCT ON (host) host, ts, v, n FROM {inner} ORDER BY host, ts DESC");
+    let first = first.unwrap();
+    let cases = [
+        (rn("m"), distinct("m"), true),
+        (
+            rn("m WHERE host IN ('h1', 'h3')"),
+            distinct("m WHERE host IN ('h1', 'h3')"),
+            true,
+        ),
+        (
+            rn(&format!("m FOR VERSION AS OF {first}")),
+            distinct(&format!("m FOR VERSION AS OF {first}")),
+            true,
+        ),
+        // A filter on a value or on time may pick an older row: scanned.
+        (rn("m WHERE v > 1000"), distinct("m WHERE v > 1000"), false),
+        (
+            rn(&format!("m WHERE ts < '{}'", chrono::DateTime::from_timestamp_micros(start - 9 * DAY_US).unwrap().to_rfc3339())),
+            distinct(&format!("m WHERE ts < '{}'", chrono::DateTime::from_timestamp_micros(start - 9 * DAY_US).unwrap().to_rfc3339())),
+            false,
+        ),
+        (
+            "SELECT host, max(ts) AS newest FROM m GROUP BY host ORDER BY host".to_string(),
+            "SELECT host, ts FROM (SELECT DISTINCT ON (host) host, ts FROM m ORDER BY host, ts DESC) ORDER BY host"
+                .to_string(),
+            true,
+        ),
+        (
+            "SELECT host, last_value(v ORDER BY ts) AS v, first_value(n ORDER BY ts DESC) AS n FROM m \
+             WHERE host <> 'h2' GROUP BY host ORDER BY host"
+                .to_string(),
+            "SELECT host, v, n FROM (SELECT DISTINCT ON (host) host, v, n FROM m WHERE host <> 'h2' ORDER BY host, ts DESC) \
+             ORDER BY host"
+                .to_string(),
+            true,
+        ),
+        // IGNORE NULLS may reach past the newest row; a volatile filter samples rows: scanned.
+        (
+            "SELECT host, last_value(v ORDER BY ts) IGNORE NULLS AS v FROM m GROUP BY host ORDER BY host".to_string(),
+            "SELECT host, last_value(v ORDER BY ts) IGNORE NULLS AS v FROM (SELECT * FROM m WHERE v IS NOT NULL) \
+             GROUP BY host ORDER BY host"
+                .to_string(),
+            false,
+        ),
+        (
+            "SELECT host, max(ts) FROM m WHERE random() < 2.0 GROUP BY host ORDER BY host".to_string(),
+            "SELECT host, max(ts) FROM m GROUP BY host ORDER BY host".to_string(),
+            false,
+        ),
+        // Another aggregate needs every row: scanned.
+        (
+            "SELECT host, max(ts), count(*) FROM m GROUP BY host ORDER BY host".to_string(),
+            "SELECT host, max(ts), count(ts) FROM (SELECT * FROM m) GROUP BY host ORDER BY host".to_string(),
+            false,
+        ),
+    ];
+    for (sql, reference, indexed) in cases {
+        assert_eq!(from_index(&lake, &sql).await, indexed, "{sql}");
+        let (a, b) = (rows_of(&lake, &sql).await, rows_of(&lake, &reference).await);
+        assert!(!a.is_empty(), "{sql}");
+        assert_eq!(a, b, "{sql}");
+    }
+    // The index is read-only: a write to it is refused and the table keeps its rows.
+    let rows = rows_of(&lake, "SELECT count(*) FROM m").await;
+    for sql in [
+        "DELETE FROM \"m@last-values\" WHERE host = 'h1'",
+        "DELETE FROM \"m@last-values\"",
+        "INSERT INTO \"m@last-values\" SELECT * FROM m LIMIT 1",
+    ] {
+        let e = lake.sql(sql).await.expect_err(sql);
+        assert!(e.message().contains("read-only"), "{sql}: {e}");
+    }
+    assert_eq!(rows_of(&lake, "SELECT count(*) FROM m").await, rows);
+}
