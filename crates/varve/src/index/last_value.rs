@@ -168,57 +168,37 @@ pub(crate) async fn next(
         },
         None => None,
     };
-    let rebuild = || async {
-        if !may_rebuild {
-            tracing::debug!(table = %latest.ident, "last-value index: no rebuild in a retried commit attempt; committing without one");
-            return Ok(None);
-        }
-        rebuild(storage, cache, latest, &contract, added, removed, schema)
-            .await
-            .map(Some)
-    };
+    let keep = |index: IndexRef| Ok(Some(NextIndex { index, upload: None }));
+    // The new index's rows, or `None` when they must be rebuilt from the live files.
     let rows = match change {
         Change::Add(rows) => {
-            let prev = match parent_index {
-                Some((_, prev)) => Some(prev),
-                None if parent_rows == 0 => None,
+            let mut parts = match parent_index {
+                Some((_, prev)) => vec![prev],
+                None if parent_rows == 0 => vec![],
                 None => return Ok(None),
             };
-            let mut parts = Vec::new();
-            parts.extend(prev);
             if let Some(rows) = rows {
                 parts.push(align_to(rows, schema)?);
             }
-            reduce(&parts, &contract)?.unwrap_or_else(|| RecordBatch::new_empty(schema.clone()))
+            Some(reduce(&parts, &contract)?.unwrap_or_else(|| RecordBatch::new_empty(schema.clone())))
         }
         Change::Same => match parent_index {
-            Some((ix, _)) => {
-                return Ok(Some(NextIndex {
-                    index: ix,
-                    upload: None,
-                }))
-            }
-            None => match rebuild().await? {
-                Some(rows) => rows,
-                None => return Ok(None),
-            },
+            Some((ix, _)) => return keep(ix),
+            None => None,
         },
         Change::Remove => match parent_index {
-            Some((ix, prev)) if !holds_an_entry(&prev, removed, md.current_schema(), &time)? => {
-                return Ok(Some(NextIndex {
-                    index: ix,
-                    upload: None,
-                }))
-            }
-            _ => match rebuild().await? {
-                Some(rows) => rows,
-                None => return Ok(None),
-            },
+            Some((ix, prev)) if !holds_an_entry(&prev, removed, md.current_schema(), &time)? => return keep(ix),
+            _ => None,
         },
-        Change::Unknown => match rebuild().await? {
-            Some(rows) => rows,
-            None => return Ok(None),
-        },
+        Change::Unknown => None,
+    };
+    let rows = match rows {
+        Some(rows) => rows,
+        None if may_rebuild => rebuild(storage, cache, latest, &contract, added, removed, schema).await?,
+        None => {
+            tracing::debug!(table = %latest.ident, "last-value index: no rebuild in a retried commit attempt; committing without one");
+            return Ok(None);
+        }
     };
     let bytes = encode(&rows)?;
     let path = latest

@@ -94,10 +94,16 @@ async fn answers(lake: &Lake) -> Vec<Vec<String>> {
     all
 }
 
-async fn rows_of(lake: &Lake, sql: &str) -> Vec<String> {
+/// The rows of `sql`'s answer, each as its values' text joined by `|`.
+pub(crate) async fn rows_of(lake: &Lake, sql: &str) -> Vec<String> {
     let r = lake.sql(sql).await.unwrap_or_else(|e| panic!("{sql}: {e}"));
+    text_rows(&r.batches)
+}
+
+/// Each row of `batches` as its values' text joined by `|`.
+pub(crate) fn text_rows(batches: &[RecordBatch]) -> Vec<String> {
     let mut out = Vec::new();
-    for b in &r.batches {
+    for b in batches {
         for i in 0..b.num_rows() {
             let row: Vec<String> = b
                 .columns()

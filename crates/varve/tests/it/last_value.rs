@@ -14,6 +14,8 @@ use arrow::datatypes::{DataType, Field, Schema, TimeUnit};
 use varve::{AppendOptions, Dedup, Lake, MaintainOptions, TableContract};
 use varve_testkit::{assert_readers_agree, Backend, Rng};
 
+use crate::compaction::{rows_of, text_rows};
+
 const MINUTE_US: i64 = 60_000_000;
 const HOUR_US: i64 = 60 * MINUTE_US;
 const DAY_US: i64 = 24 * HOUR_US;
@@ -60,26 +62,6 @@ fn random_batch(rng: &mut Rng, start: i64, step: i64, rows: usize) -> RecordBatc
         Arc::new(Int64Array::from(n)),
     ];
     RecordBatch::try_new(schema(), columns).unwrap()
-}
-
-fn text_rows(batches: &[RecordBatch]) -> Vec<String> {
-    let mut out = Vec::new();
-    for b in batches {
-        for i in 0..b.num_rows() {
-            let row: Vec<String> = b
-                .columns()
-                .iter()
-                .map(|c| arrow::util::display::array_value_to_string(c, i).unwrap())
-                .collect();
-            out.push(row.join("|"));
-        }
-    }
-    out
-}
-
-async fn rows_of(lake: &Lake, sql: &str) -> Vec<String> {
-    let r = lake.sql(sql).await.unwrap_or_else(|e| panic!("{sql}: {e}"));
-    text_rows(&r.batches)
 }
 
 /// The columns compared: every column for a last-write-wins table (one row per key), only the
