@@ -80,7 +80,7 @@ pub async fn probe(
     let t = Instant::now();
     let mut result = lake.sql_with(sql, &limits).await.map_err(|e| e.to_string())?;
     let first_ms = t.elapsed().as_secs_f64() * 1000.0;
-    let requests_first = counters.snapshot().since(&before);
+    let requests_first = counters.since(&before, t);
     let mut warm_ms = vec![];
     let mut requests_warm = None;
     for _ in 0..runs {
@@ -88,7 +88,7 @@ pub async fn probe(
         let t = Instant::now();
         result = lake.sql_with(sql, &limits).await.map_err(|e| e.to_string())?;
         warm_ms.push(t.elapsed().as_secs_f64() * 1000.0);
-        requests_warm = Some(counters.snapshot().since(&before));
+        requests_warm = Some(counters.since(&before, t));
     }
     let peak_rss_bytes = peak_rss_bytes();
     let file = std::fs::File::create(out).map_err(|e| format!("{}: {e}", out.display()))?;

@@ -177,6 +177,11 @@ impl NativeLake {
         })
     }
 
+    fn cache_stats<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let stats = self.lake()?.cache_stats();
+        to_py_value(py, &stats)
+    }
+
     fn exists(&self, py: Python<'_>, name: String) -> PyResult<bool> {
         self.run(py, move |lake| async move { lake.table_exists(&name).await })
     }

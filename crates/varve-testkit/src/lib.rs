@@ -8,6 +8,8 @@
 
 #![warn(missing_docs)]
 
+pub mod store;
+
 use std::collections::HashMap;
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};

@@ -17,6 +17,7 @@ use crate::format::properties;
 use crate::format::{schema, ColumnChange, TableContract};
 use crate::maintain::delete::DeleteReport;
 use crate::maintain::{self, MaintainOptions, MaintainReport};
+use crate::query::context::QueryContext;
 use crate::query::session::{QueryOptions, Session};
 use crate::storage::{Storage, StorageKind};
 
@@ -27,6 +28,8 @@ use crate::storage::{Storage, StorageKind};
 pub struct Lake {
     storage: Storage,
     cache: Arc<MetadataCache>,
+    /// What the lake's SQL sessions share.
+    query: Arc<QueryContext>,
 }
 
 /// A table's shape and contract.
@@ -197,28 +200,27 @@ impl Lake {
     /// Errors: [`crate::ErrorKind::InvalidInput`] for an unsupported scheme or option;
     /// [`crate::ErrorKind::Storage`] when a local directory cannot be created.
     pub fn open(url: &str, options: &HashMap<String, String>) -> Result<Lake> {
-        Ok(Lake {
-            storage: Storage::open(url, options)?,
-            cache: Arc::new(MetadataCache::default()),
-        })
+        Lake::with_storage(Storage::open(url, options, None)?)
     }
 
     /// Opens a lake as [`Lake::open`] does, with every storage request going through the store
-    /// that `layer` makes of the lake's own store (rooted at the lake). For instruments and fault
-    /// injection: counting requests, adding latency (the benchmark suite uses both).
+    /// that `layer` makes of the lake's own store (rooted at the lake), behind the block cache (a
+    /// block served from the cache makes no request). For instruments and fault injection:
+    /// counting requests, adding latency (the benchmark suite uses both).
     ///
     /// Errors: as [`Lake::open`].
     pub fn open_with_store_layer(
         url: &str,
         options: &HashMap<String, String>,
-        layer: impl FnOnce(Arc<dyn ObjectStore>) -> Arc<dyn ObjectStore>,
+        layer: impl FnOnce(Arc<dyn ObjectStore>) -> Arc<dyn ObjectStore> + 'static,
     ) -> Result<Lake> {
-        let mut storage = Storage::open(url, options)?;
-        storage.store = layer(storage.store);
-        Ok(Lake {
-            storage,
-            cache: Arc::new(MetadataCache::default()),
-        })
+        Lake::with_storage(Storage::open(url, options, Some(Box::new(layer)))?)
+    }
+
+    fn with_storage(storage: Storage) -> Result<Lake> {
+        let cache = Arc::new(MetadataCache::default());
+        let query = Arc::new(QueryContext::new(&storage, &cache)?);
+        Ok(Lake { storage, cache, query })
     }
 
     /// The lake's absolute root URL, e.g. `file:///home/me/varve-lake`.
@@ -229,6 +231,18 @@ impl Lake {
     /// Where the lake is.
     pub fn storage_kind(&self) -> StorageKind {
         self.storage.kind
+    }
+
+    /// The lake's object store as the engine reads it (behind the block cache), rooted at the
+    /// lake: object paths are `<namespace>/<table>/...`.
+    pub fn object_store(&self) -> Arc<dyn ObjectStore> {
+        self.storage.store.clone()
+    }
+
+    /// What the block cache did since the lake was opened: blocks found in memory and on disk,
+    /// blocks and bytes fetched, GETs made, bytes held (zeros with `cache=off`).
+    pub fn cache_stats(&self) -> crate::CacheStats {
+        self.storage.cache_stats()
     }
 
     /// Creates a table with `schema` and `contract`.
@@ -252,7 +266,9 @@ impl Lake {
     /// Errors: [`crate::ErrorKind::NotFound`].
     pub async fn drop_table(&self, name: &str) -> Result<()> {
         let ident = TableIdent::parse(name)?;
-        catalog::drop_table(&self.storage, &ident).await.map(|_| ())
+        catalog::drop_table(&self.storage, &self.cache, &ident)
+            .await
+            .map(|_| ())
     }
 
     /// Every table, sorted by name.
@@ -271,7 +287,7 @@ impl Lake {
     /// Errors: [`crate::ErrorKind::NotFound`].
     pub async fn describe(&self, name: &str) -> Result<TableDescription> {
         let ident = TableIdent::parse(name)?;
-        let t = catalog::load(&self.storage, &self.cache, &ident).await?;
+        let t = catalog::load_recent(&self.storage, &self.cache, &ident).await?;
         Ok(TableDescription {
             schema: schema::to_arrow(t.metadata.current_schema())?,
             contract: t.contract()?,
@@ -430,7 +446,7 @@ impl Lake {
     ///
     /// Errors: [`crate::ErrorKind::InvalidInput`] for zero limits.
     pub fn session(&self, limits: QueryOptions) -> Result<Session> {
-        Session::new(&self.storage, &self.cache, limits)
+        Session::new(&self.storage, &self.cache, &self.query, limits)
     }
 
     /// Runs one SQL statement as a stream of batches (for results too large to collect).
@@ -447,7 +463,7 @@ impl Lake {
     /// [`crate::ErrorKind::NotFound`].
     pub async fn latest(&self, name: &str) -> Result<QueryResult> {
         let ident = TableIdent::parse(name)?;
-        let t = catalog::load(&self.storage, &self.cache, &ident).await?;
+        let t = catalog::load_recent(&self.storage, &self.cache, &ident).await?;
         let contract = t.contract()?;
         let time = contract
             .time_column
@@ -493,7 +509,7 @@ impl Lake {
     /// Size and shape of a table: rows, files, bytes, snapshots, partitions, time range, series.
     pub async fn info(&self, name: &str) -> Result<TableInfo> {
         let ident = TableIdent::parse(name)?;
-        let t = catalog::load(&self.storage, &self.cache, &ident).await?;
+        let t = catalog::load_recent(&self.storage, &self.cache, &ident).await?;
         let contract = t.contract()?;
         let md = &t.metadata;
         let files = catalog::data_files(&self.storage, &self.cache, md, md.current_snapshot_id()).await?;
@@ -571,7 +587,7 @@ impl Lake {
     /// A table's snapshots, oldest first.
     pub async fn history(&self, name: &str) -> Result<Vec<SnapshotInfo>> {
         let ident = TableIdent::parse(name)?;
-        let t = catalog::load(&self.storage, &self.cache, &ident).await?;
+        let t = catalog::load_recent(&self.storage, &self.cache, &ident).await?;
         let md = &t.metadata;
         let current = md.current_snapshot_id();
         let mut out: Vec<SnapshotInfo> = md

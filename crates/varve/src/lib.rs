@@ -86,7 +86,7 @@ pub use maintain::delete::DeleteReport;
 pub use maintain::{MaintainOptions, MaintainProgress, MaintainReport, ProgressFn, DEFAULT_ORPHAN_AGE};
 pub use query::references::referenced_tables;
 pub use query::session::{split_statements, QueryOptions, Session};
-pub use storage::{default_lake_url, StorageKind, DEFAULT_LAKE, LAKE_ENV};
+pub use storage::{default_lake_url, CacheMode, CacheStats, StorageKind, DEFAULT_LAKE, LAKE_ENV};
 pub use write::time::parse_time_unit;
 pub use write::TimeOptions;
 

@@ -359,6 +359,10 @@ class Lake:
             ``memory://`` (this process only).
         storage_options: S3 settings: ``endpoint``, ``region``, ``access_key_id``,
             ``secret_access_key``, ``allow_http``, ...; ``AWS_*`` environment variables are read too.
+            Also Varve's own: ``version-check-interval`` (default ``1s``), ``cache``
+            (``memory``, ``disk`` or ``off``), ``cache-memory-bytes`` (``256MiB``), ``cache-dir``,
+            ``cache-disk-bytes`` (``10GiB``), ``cache-request-bytes`` (``1MiB``); see
+            docs/operations.md.
         create: make the directory of a local lake that does not exist yet (as ``varve import``
             and ``varve create`` do); without it a missing local lake is an error, so a typo in the
             path never opens an empty lake.
@@ -485,6 +489,14 @@ class Lake:
     def tables(self) -> List[str]:
         """Names of all tables, ``namespace.table``, sorted."""
         return self._handle.tables()
+
+    @_native
+    def cache_stats(self) -> Dict[str, int]:
+        """What the block cache did since the lake was opened: ``memory_hits`` and ``disk_hits``
+        (blocks of 1 MiB found), ``misses`` (blocks fetched), ``requests`` (GETs made),
+        ``fetched_bytes``, ``hit_bytes``, ``corrupt_blocks`` (damaged disk blocks fetched again),
+        and ``memory_bytes``/``disk_bytes`` held now. All zero with ``cache=off``."""
+        return self._handle.cache_stats()
 
     @_native
     def drop_table(self, name: str) -> None:

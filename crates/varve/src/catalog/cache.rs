@@ -3,8 +3,12 @@
 //! writing the next metadata file. Every one of these objects is immutable once written (a metadata
 //! version is created only by put-if-absent, manifests and lists under fresh names; Iceberg spec,
 //! "File System Tables" and "Manifests"), so an entry never goes stale: the cache only saves GETs
-//! and JSON or Avro decoding on repeated loads, scans and commits. Which version is current is
-//! never cached here; the catalog checks that on every load.
+//! and JSON or Avro decoding on repeated loads, scans and commits.
+//!
+//! Which version is current is the one thing here that can go stale: it is kept with the time it
+//! was seen (by a load that asked the store, or by this process's own commit), and readers use it
+//! without asking again for the lake's version-check interval (`catalog::load_recent`); writers
+//! always ask (`catalog::load`).
 //!
 //! Bounded by weight (the encoded size of each object, bytes), least recently used first out
 //! (moka's TinyLFU), so a long-running process with many tables or commits keeps a fixed memory.
@@ -17,6 +21,7 @@
 //! too (written once under fresh names), so a warm query opens a file without reading its footer.
 
 use std::sync::Arc;
+use std::time::Instant;
 
 use arrow::array::RecordBatch;
 
@@ -25,6 +30,7 @@ use datafusion::execution::cache::DefaultFilesMetadataCache;
 use iceberg::spec::{ManifestEntry, ManifestFile, TableMetadata};
 use moka::sync::Cache;
 
+use crate::catalog::TableIdent;
 use crate::format::metadata_json::{Refs, SnapshotJsonCache};
 
 /// A decoded metadata file and its snapshot references.
@@ -57,6 +63,8 @@ pub(crate) struct MetadataCache {
     pub(crate) snapshot_json: SnapshotJsonCache,
     /// Decoded footers of data files, for the query sessions' Parquet scans.
     pub(crate) footers: Arc<dyn FileMetadataCache>,
+    /// The newest version of each table (by `namespace.table`) this process saw, and when.
+    versions: Cache<String, (u64, uuid::Uuid, Instant)>,
 }
 
 impl Default for MetadataCache {
@@ -74,6 +82,7 @@ impl Default for MetadataCache {
             last_values: cache(LAST_VALUE_BYTES),
             snapshot_json: SnapshotJsonCache::new(SNAPSHOT_JSON_BYTES),
             footers: Arc::new(DefaultFilesMetadataCache::new(FOOTER_BYTES)),
+            versions: Cache::new(100_000),
         }
     }
 }
@@ -106,6 +115,38 @@ impl MetadataCache {
 
     pub(crate) fn put_manifest(&self, location: &str, entries: Arc<Vec<ManifestEntry>>, bytes: usize) {
         self.manifests.insert(location.to_string(), (entries, weight(bytes)));
+    }
+}
+
+impl MetadataCache {
+    /// Notes that `version` is the newest version of `table` (whose metadata has `uuid`) now: a
+    /// load asked the store, or this process committed it. A lower version of the same table than
+    /// one already noted is ignored (a load that raced with this process's commit must not hide
+    /// it); a table made again under the same name (another uuid) replaces the entry.
+    pub(crate) fn saw_version(&self, table: &TableIdent, uuid: uuid::Uuid, version: u64) {
+        let key = table.to_string();
+        let keep = self
+            .versions
+            .get(&key)
+            .is_none_or(|(v, u, _)| v <= version || u != uuid);
+        if keep {
+            self.versions.insert(key, (version, uuid, Instant::now()));
+        }
+    }
+
+    /// The newest version of `table` this process saw, and how long ago.
+    pub(crate) fn recent_version(&self, table: &TableIdent) -> Option<(u64, std::time::Duration)> {
+        self.versions
+            .get(&table.to_string())
+            .map(|(v, _, at)| (v, at.elapsed()))
+    }
+
+    /// Forgets the version of a table that was dropped (`None`: of every table).
+    pub(crate) fn forget_version(&self, table: Option<&TableIdent>) {
+        match table {
+            Some(t) => self.versions.invalidate(&t.to_string()),
+            None => self.versions.invalidate_all(),
+        }
     }
 }
 

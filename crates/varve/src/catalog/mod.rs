@@ -120,12 +120,40 @@ impl LoadedTable {
 ///
 /// Errors: [`ErrorKind::NotFound`] when the table does not exist.
 pub(crate) async fn load(storage: &Storage, cache: &MetadataCache, ident: &TableIdent) -> Result<LoadedTable> {
-    let (version, hint_stale) = find_current_version(storage, ident)
-        .await?
-        .ok_or_else(|| Error::not_found(format!("table {ident} does not exist")))?;
+    let known = cache.recent_version(ident).map(|(v, _)| v);
+    let found = find_current_version(storage, ident, known).await?;
+    let Some((version, hint_stale)) = found else {
+        cache.forget_version(Some(ident));
+        return Err(Error::not_found(format!("table {ident} does not exist")));
+    };
     let mut t = load_version(storage, cache, ident, version).await?;
     t.hint_stale = hint_stale;
+    cache.saw_version(ident, t.metadata.uuid(), version);
     Ok(t)
+}
+
+/// Reads the table's metadata for a reader: the version this process saw (loaded, checked or
+/// committed) within the version-check interval is used without asking the store (then, with
+/// its metadata cached, nothing is read); else as [`load`]. The interval is the table's
+/// `varve.version-check-interval` property, else the lake's `version-check-interval` option.
+/// Writers use [`load`]: a commit must build on the newest version.
+///
+/// Errors: as [`load`].
+pub(crate) async fn load_recent(storage: &Storage, cache: &MetadataCache, ident: &TableIdent) -> Result<LoadedTable> {
+    if let Some((version, age)) = cache.recent_version(ident) {
+        if let Ok(t) = load_version(storage, cache, ident, version).await {
+            let interval = t
+                .metadata
+                .properties()
+                .get(crate::format::properties::PROP_VERSION_CHECK_INTERVAL)
+                .and_then(|v| crate::format::properties::parse_duration(v).ok())
+                .unwrap_or(storage.options.version_check_interval);
+            if age < interval {
+                return Ok(t);
+            }
+        }
+    }
+    load(storage, cache, ident).await
 }
 
 /// Rewrites a stale version hint of `t` so that plain Iceberg readers (DuckDB follows the hint)
@@ -170,11 +198,27 @@ pub(crate) async fn load_version(
 
 /// The highest committed metadata version, or `None` when the table does not exist.
 pub(crate) async fn current_version(storage: &Storage, ident: &TableIdent) -> Result<Option<u64>> {
-    Ok(find_current_version(storage, ident).await?.map(|(v, _)| v))
+    Ok(find_current_version(storage, ident, None).await?.map(|(v, _)| v))
 }
 
 /// The highest committed metadata version, and whether the version hint is behind it.
-async fn find_current_version(storage: &Storage, ident: &TableIdent) -> Result<Option<(u64, bool)>> {
+///
+/// With `known`, a version this process saw: when `v<known>` still exists and `v<known+1>` does
+/// not, `known` is the newest (versions are made one after another by put-if-absent and never
+/// removed while newer ones exist); both are asked at once, one round trip. Otherwise the version
+/// hint is read and followed forward, which also finds whether the hint is stale.
+async fn find_current_version(
+    storage: &Storage,
+    ident: &TableIdent,
+    known: Option<u64>,
+) -> Result<Option<(u64, bool)>> {
+    if let Some(v) = known {
+        let (this, next) = (ident.metadata_file(v), ident.metadata_file(v + 1));
+        let (this, next) = futures::join!(storage.exists(&this), storage.exists(&next));
+        if this? && !next? {
+            return Ok(Some((v, false)));
+        }
+    }
     let hint = match storage.get_opt(&ident.version_hint()).await? {
         Some(b) => String::from_utf8_lossy(&b)
             .trim()
@@ -288,6 +332,8 @@ pub(crate) async fn create(
     write_version_hint(storage, ident, 1).await?;
     let metadata = Arc::new(built.metadata);
     cache.put_metadata(ident.metadata_file(1).as_ref(), metadata.clone(), refs.clone(), size);
+    cache.forget_version(Some(ident));
+    cache.saw_version(ident, metadata.uuid(), 1);
     Ok(LoadedTable {
         ident: ident.clone(),
         version: 1,
@@ -422,6 +468,7 @@ pub(crate) async fn create_namespace(storage: &Storage, namespace: &str, if_not_
 /// holds tables and `cascade` is not given (nothing is dropped then).
 pub(crate) async fn drop_namespace(
     storage: &Storage,
+    cache: &MetadataCache,
     namespace: &str,
     if_exists: bool,
     cascade: bool,
@@ -447,7 +494,7 @@ pub(crate) async fn drop_namespace(
         )));
     }
     for t in &tables {
-        drop_table(storage, t).await?;
+        drop_table(storage, cache, t).await?;
     }
     storage.delete_quietly(&[marker]).await;
     Ok(tables)
@@ -456,11 +503,12 @@ pub(crate) async fn drop_namespace(
 /// Deletes a table: every object under its prefix, metadata first so that readers stop seeing it.
 ///
 /// Errors: [`ErrorKind::NotFound`].
-pub(crate) async fn drop_table(storage: &Storage, ident: &TableIdent) -> Result<usize> {
+pub(crate) async fn drop_table(storage: &Storage, cache: &MetadataCache, ident: &TableIdent) -> Result<usize> {
     if current_version(storage, ident).await?.is_none() {
         return Err(Error::not_found(format!("table {ident} does not exist")));
     }
     let n = storage.delete_prefix(&ident.metadata_dir()).await?;
+    cache.forget_version(Some(ident));
     Ok(n + storage.delete_prefix(&ident.prefix()).await?)
 }
 

@@ -221,6 +221,8 @@ async fn commit_inner(
         let put_ms = started.elapsed().as_secs_f64() * 1e3 - prepare_ms - serialize_ms;
         if matches!(outcome, Ok(true)) {
             // The next load of this table (inline maintenance, the next append) needs no parse.
+            // A process sees its own commits at once, whatever the version-check interval.
+            cache.saw_version(&ident, metadata.uuid(), next);
             cache.put_metadata(ident.metadata_file(next).as_ref(), metadata, refs, json.len());
         }
         attempted.push((next, json));

@@ -12,6 +12,7 @@
 //! | `varve.retention` | none | rows older than now minus this are hidden from queries, and maintenance drops their files |
 //! | `varve.snapshot-retention` | `1h` | maintenance expires snapshots older than this |
 //! | `varve.min-snapshots` | `5` | maintenance keeps at least this many newest snapshots |
+//! | `varve.version-check-interval` | the lake's (`1s`) | a reader uses the table version it saw this recently without asking the store |
 //! | `varve.dedup` | `none` | `none` or `last-write-wins` on (series key, time); set at creation |
 //!
 //! The contract properties (`varve.time-column`, `varve.series-key`, `varve.partition`) and
@@ -41,6 +42,9 @@ pub(crate) const PROP_RETENTION: &str = "varve.retention";
 pub(crate) const PROP_SNAPSHOT_RETENTION: &str = "varve.snapshot-retention";
 /// How many newest snapshots are always kept.
 pub(crate) const PROP_MIN_SNAPSHOTS: &str = "varve.min-snapshots";
+/// How long a reader may use the table version it loaded or checked before asking the store
+/// again (a duration; overrides the lake's `version-check-interval` option).
+pub(crate) const PROP_VERSION_CHECK_INTERVAL: &str = "varve.version-check-interval";
 /// The most recent batch ids (a JSON array, newest first), kept by commits so that batch ids stay
 /// idempotent after the snapshots that committed them expire.
 pub(crate) const PROP_BATCH_IDS: &str = "varve.batch-ids";
@@ -152,7 +156,7 @@ pub(crate) fn validate_alter(key: &str, value: Option<&str>) -> Result<()> {
     }
 }
 
-const KNOWN: [&str; 9] = [
+const KNOWN: [&str; 10] = [
     PROP_TARGET_FILE_SIZE,
     PROP_ROW_GROUP_ROWS,
     PROP_ENCODE_THREADS,
@@ -162,6 +166,7 @@ const KNOWN: [&str; 9] = [
     PROP_RETENTION,
     PROP_SNAPSHOT_RETENTION,
     PROP_MIN_SNAPSHOTS,
+    PROP_VERSION_CHECK_INTERVAL,
 ];
 
 fn unknown(key: &str) -> Error {
@@ -193,7 +198,7 @@ fn validate(key: &str, v: &str) -> Result<()> {
             _ => Ok(()),
         }),
         PROP_AUTO_MAINTAIN => parse_bool(key, v).map(|_| ()),
-        PROP_RETENTION | PROP_SNAPSHOT_RETENTION => parse_duration(v).map(|_| ()),
+        PROP_RETENTION | PROP_SNAPSHOT_RETENTION | PROP_VERSION_CHECK_INTERVAL => parse_duration(v).map(|_| ()),
         PROP_DEDUP => match v {
             "none" | "last-write-wins" => Ok(()),
             _ => Err(Error::invalid("expected none or last-write-wins")),
@@ -223,8 +228,8 @@ fn parse_bool(key: &str, v: &str) -> Result<bool> {
     }
 }
 
-/// Parses a duration: a number with a unit, `s`, `m`, `h`, `d` or `w` (`30d`, `1h`, `90m`, `0s`);
-/// several parts add up (`1h30m`).
+/// Parses a duration: a number with a unit, `ms`, `s`, `m`, `h`, `d` or `w` (`30d`, `1h`, `90m`,
+/// `250ms`, `0s`); several parts add up (`1h30m`).
 ///
 /// Errors: [`crate::ErrorKind::InvalidInput`].
 pub fn parse_duration(v: &str) -> Result<Duration> {
@@ -248,22 +253,21 @@ pub fn parse_duration(v: &str) -> Result<Duration> {
         }
         let n: u64 = num.parse().map_err(|_| bad())?;
         num.clear();
-        let secs = match unit.to_ascii_lowercase().as_str() {
-            "s" | "sec" | "secs" | "second" | "seconds" => 1,
-            "m" | "min" | "mins" | "minute" | "minutes" => 60,
-            "h" | "hour" | "hours" => 3600,
-            "d" | "day" | "days" => 86_400,
-            "w" | "week" | "weeks" => 7 * 86_400,
+        let ms = match unit.to_ascii_lowercase().as_str() {
+            "ms" | "msec" | "msecs" | "millisecond" | "milliseconds" => 1,
+            "s" | "sec" | "secs" | "second" | "seconds" => 1000,
+            "m" | "min" | "mins" | "minute" | "minutes" => 60_000,
+            "h" | "hour" | "hours" => 3_600_000,
+            "d" | "day" | "days" => 86_400_000,
+            "w" | "week" | "weeks" => 7 * 86_400_000,
             _ => return Err(bad()),
         };
-        total = total
-            .checked_add(n.checked_mul(secs).ok_or_else(bad)?)
-            .ok_or_else(bad)?;
+        total = total.checked_add(n.checked_mul(ms).ok_or_else(bad)?).ok_or_else(bad)?;
     }
     if !num.is_empty() {
         return Err(bad());
     }
-    Ok(Duration::from_secs(total))
+    Ok(Duration::from_millis(total))
 }
 
 /// Parses a size: `1048576`, `512KiB`, `64MiB`, `2GiB` (KB/MB/GB are powers of 1000).
@@ -302,6 +306,7 @@ mod tests {
         assert_eq!(parse_duration("30d").unwrap(), Duration::from_secs(30 * 86_400));
         assert_eq!(parse_duration("1h30m").unwrap(), Duration::from_secs(5400));
         assert_eq!(parse_duration("0s").unwrap(), Duration::ZERO);
+        assert_eq!(parse_duration("1s250ms").unwrap(), Duration::from_millis(1250));
         assert!(parse_duration("30").is_err());
         assert!(parse_duration("x").is_err());
     }

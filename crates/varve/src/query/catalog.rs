@@ -1,7 +1,12 @@
-//! The lake as a DataFusion catalog: one schema per namespace, one table per Varve table. Table
-//! metadata is loaded when a statement names the table, so every statement sees the newest commit.
-//! A name may end in [`LAST_VALUES_SUFFIX`] to read the table's last-value index.
+//! The lake as a DataFusion catalog: one schema per namespace, one table per Varve table, made for
+//! one statement ([`LakeCatalog::for_statement`]). The tables the statement names are loaded
+//! before it is planned, all at once; nothing is listed, unless the statement reads
+//! `information_schema` (`SHOW TABLES`, `\d`), which lists namespaces and tables. Each load is a
+//! reader's (`catalog::load_recent`): the newest version, or the one this process saw within the
+//! version-check interval. A name may end in [`LAST_VALUES_SUFFIX`] to read the table's last-value
+//! index.
 
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use async_trait::async_trait;
@@ -9,7 +14,7 @@ use datafusion::catalog::{CatalogProvider, SchemaProvider};
 use datafusion::datasource::TableProvider;
 use datafusion::error::Result;
 
-use crate::catalog::{self as lake_catalog, TableIdent, DEFAULT_NAMESPACE};
+use crate::catalog::{self as lake_catalog, LoadedTable, TableIdent, DEFAULT_NAMESPACE};
 use crate::error::{Error, ErrorKind};
 use crate::query::provider::{QueryEnv, VarveTable};
 use crate::query::time_travel::{split_name, AsOf};
@@ -21,19 +26,54 @@ pub(crate) const LAST_VALUES_SUFFIX: &str = "@last-values";
 /// The catalog name tables are registered under (`varve.<namespace>.<table>`).
 pub(crate) const CATALOG: &str = "varve";
 
-/// The lake's namespaces, listed when the session starts.
+/// The lake as one statement sees it.
 #[derive(Debug)]
 pub(crate) struct LakeCatalog {
     pub(crate) env: QueryEnv,
-    /// Namespaces, including those made by `CREATE SCHEMA` that hold no table yet.
-    pub(crate) namespaces: Vec<String>,
-    pub(crate) tables: Vec<TableIdent>,
+    /// The namespaces and tables of the lake, when the statement reads `information_schema`:
+    /// namespaces include those made by `CREATE SCHEMA` that hold no table yet.
+    listed: Option<(Vec<String>, Vec<TableIdent>)>,
+    /// The tables the statement names that exist, loaded before planning.
+    loaded: HashMap<TableIdent, LoadedTable>,
 }
+
+impl LakeCatalog {
+    /// The catalog for statement `sql`: the tables it names loaded in parallel, and the lake
+    /// listed only when it reads `information_schema` or its tables cannot be found in its text.
+    ///
+    /// Errors: storage errors of the listing. A table that fails to load is left for planning,
+    /// which loads it again and reports the error.
+    pub(crate) async fn for_statement(env: QueryEnv, sql: &str) -> crate::Result<LakeCatalog> {
+        let named = crate::query::references::referenced_tables(sql).ok();
+        let listed = match &named {
+            Some(tables) if !tables.iter().any(|t| t.namespace == INFORMATION_SCHEMA) => None,
+            _ => Some(lake_catalog::list_layout(&env.storage).await?),
+        };
+        let named = named.unwrap_or_default();
+        let loads = named
+            .iter()
+            .filter(|t| t.namespace != INFORMATION_SCHEMA)
+            .map(|t| lake_catalog::load_recent(&env.storage, &env.cache, t));
+        let loaded = futures::future::join_all(loads)
+            .await
+            .into_iter()
+            .filter_map(|r| r.ok())
+            .map(|t| (t.ident.clone(), t))
+            .collect();
+        Ok(LakeCatalog { env, listed, loaded })
+    }
+}
+
+/// The schema DataFusion answers `SHOW TABLES` and the like from.
+const INFORMATION_SCHEMA: &str = "information_schema";
 
 impl CatalogProvider for LakeCatalog {
     fn schema_names(&self) -> Vec<String> {
-        let mut names: Vec<String> = self.tables.iter().map(|t| t.namespace.clone()).collect();
-        names.extend(self.namespaces.iter().cloned());
+        let mut names: Vec<String> = self.loaded.keys().map(|t| t.namespace.clone()).collect();
+        if let Some((namespaces, tables)) = &self.listed {
+            names.extend(tables.iter().map(|t| t.namespace.clone()));
+            names.extend(namespaces.iter().cloned());
+        }
         names.push(DEFAULT_NAMESPACE.to_string());
         names.sort();
         names.dedup();
@@ -41,19 +81,37 @@ impl CatalogProvider for LakeCatalog {
     }
 
     fn schema(&self, name: &str) -> Option<Arc<dyn SchemaProvider>> {
-        let tables: Vec<String> = self
-            .tables
+        let loaded: HashMap<String, LoadedTable> = self
+            .loaded
             .iter()
-            .filter(|t| t.namespace == name)
-            .map(|t| t.name.clone())
+            .filter(|(t, _)| t.namespace == name)
+            .map(|(t, l)| (t.name.clone(), l.clone()))
             .collect();
-        if tables.is_empty() && name != DEFAULT_NAMESPACE && !self.namespaces.iter().any(|n| n == name) {
-            return None;
-        }
+        let tables = match &self.listed {
+            Some((namespaces, tables)) => {
+                let tables: Vec<String> = tables
+                    .iter()
+                    .filter(|t| t.namespace == name)
+                    .map(|t| t.name.clone())
+                    .collect();
+                if tables.is_empty() && name != DEFAULT_NAMESPACE && !namespaces.iter().any(|n| n == name) {
+                    return None;
+                }
+                tables
+            }
+            // Not listed: any name may be a namespace; a table in it is looked up when named.
+            None => {
+                lake_catalog::check_namespace(name).ok()?;
+                let mut names: Vec<String> = loaded.keys().cloned().collect();
+                names.sort();
+                names
+            }
+        };
         Some(Arc::new(Namespace {
             env: self.env.clone(),
             namespace: name.to_string(),
             tables,
+            loaded,
         }))
     }
 }
@@ -63,7 +121,10 @@ impl CatalogProvider for LakeCatalog {
 struct Namespace {
     env: QueryEnv,
     namespace: String,
+    /// Its tables, as far as the statement's catalog knows them.
     tables: Vec<String>,
+    /// Its tables that the statement names, loaded before planning.
+    loaded: HashMap<String, LoadedTable>,
 }
 
 #[async_trait]
@@ -82,10 +143,13 @@ impl SchemaProvider for Namespace {
             namespace: self.namespace.clone(),
             name: table_name.to_string(),
         };
-        let loaded = match lake_catalog::load(&self.env.storage, &self.env.cache, &ident).await {
-            Ok(t) => t,
-            Err(e) if e.kind() == ErrorKind::NotFound => return Ok(None),
-            Err(e) => return Err(e.into()),
+        let loaded = match self.loaded.get(table_name) {
+            Some(t) => t.clone(),
+            None => match lake_catalog::load_recent(&self.env.storage, &self.env.cache, &ident).await {
+                Ok(t) => t,
+                Err(e) if e.kind() == ErrorKind::NotFound => return Ok(None),
+                Err(e) => return Err(e.into()),
+            },
         };
         let md = loaded.metadata.clone();
         let current = md.current_snapshot_id();
@@ -139,6 +203,6 @@ impl SchemaProvider for Namespace {
 
     fn table_exist(&self, name: &str) -> bool {
         let base = name.split('@').next().unwrap_or(name);
-        self.tables.iter().any(|t| t == base)
+        self.tables.iter().any(|t| t == base) || self.loaded.contains_key(base)
     }
 }

@@ -409,7 +409,7 @@ pub(crate) async fn run(ddl: Ddl, storage: &Storage, cache: &Arc<MetadataCache>,
         Ddl::DropTable { tables, if_exists } => {
             let mut dropped = Vec::new();
             for t in &tables {
-                match lake_catalog::drop_table(storage, t).await {
+                match lake_catalog::drop_table(storage, cache, t).await {
                     Ok(_) => dropped.push(t.to_string()),
                     Err(e) if if_exists && e.kind() == crate::ErrorKind::NotFound => {}
                     Err(e) => return Err(e),
@@ -431,7 +431,7 @@ pub(crate) async fn run(ddl: Ddl, storage: &Storage, cache: &Arc<MetadataCache>,
             cascade,
         } => {
             for n in &names {
-                lake_catalog::drop_namespace(storage, n, if_exists, cascade).await?;
+                lake_catalog::drop_namespace(storage, cache, n, if_exists, cascade).await?;
             }
             done(format!("dropped schema {}", names.join(", ")))
         }
@@ -440,7 +440,7 @@ pub(crate) async fn run(ddl: Ddl, storage: &Storage, cache: &Arc<MetadataCache>,
 
 /// Drops a table `CREATE TABLE ... AS` created when its insert failed; `error` gets a note saying
 /// so.
-pub(crate) async fn undo_create(storage: &Storage, table: &TableIdent, error: Error) -> Error {
-    let _ = lake_catalog::drop_table(storage, table).await;
+pub(crate) async fn undo_create(storage: &Storage, cache: &MetadataCache, table: &TableIdent, error: Error) -> Error {
+    let _ = lake_catalog::drop_table(storage, cache, table).await;
     error.context(format!("CREATE TABLE {table} AS: the table was not kept"))
 }

@@ -3,7 +3,8 @@
 //!
 //! Statements are parsed as the lake's sessions parse them (time-travel clauses rewritten first,
 //! then DataFusion's parser) and their relations collected by DataFusion's
-//! `resolve_table_references` (CTE names are not tables), plus the tables of `DROP TABLE`. A name
+//! `resolve_table_references` (CTE names are not tables), plus the tables of `DROP TABLE`, with
+//! identifiers kept as written (sessions do not fold them to lower case either). A name
 //! without a namespace is in [`DEFAULT_NAMESPACE`]; `SHOW TABLES` and the like name
 //! `information_schema` tables. Schema statements (`CREATE SCHEMA`, `DROP SCHEMA`) name none.
 
@@ -14,6 +15,7 @@ use datafusion::sql::sqlparser::ast::{ObjectType, Statement};
 
 use crate::catalog::{TableIdent, DEFAULT_NAMESPACE};
 use crate::error::{Error, Result};
+use crate::query::catalog::LAST_VALUES_SUFFIX;
 use crate::query::time_travel;
 
 /// The tables the statements of `sql` read or write, each once, in name order.
@@ -26,7 +28,7 @@ pub fn referenced_tables(sql: &str) -> Result<Vec<TableIdent>> {
     let mut tables = Vec::new();
     let sql_error = |e: datafusion::error::DataFusionError| Error::invalid(format!("SQL: {e}"));
     for statement in &statements {
-        let (mut relations, _ctes) = resolve_table_references(statement, true).map_err(sql_error)?;
+        let (mut relations, _ctes) = resolve_table_references(statement, false).map_err(sql_error)?;
         // DataFusion's resolver does not count the tables a DROP TABLE names.
         if let DFStatement::Statement(s) = statement {
             if let Statement::Drop {
@@ -36,12 +38,14 @@ pub fn referenced_tables(sql: &str) -> Result<Vec<TableIdent>> {
             } = s.as_ref()
             {
                 for n in names {
-                    relations.push(object_name_to_table_reference(n.clone(), true).map_err(sql_error)?);
+                    relations.push(object_name_to_table_reference(n.clone(), false).map_err(sql_error)?);
                 }
             }
         }
         for r in relations {
-            let (name, _as_of) = time_travel::split_name(r.table())?;
+            let table = r.table();
+            let table = table.strip_suffix(LAST_VALUES_SUFFIX).unwrap_or(table);
+            let (name, _as_of) = time_travel::split_name(table)?;
             tables.push(TableIdent {
                 namespace: r.schema().unwrap_or(DEFAULT_NAMESPACE).to_string(),
                 name: name.to_string(),
@@ -72,6 +76,8 @@ mod tests {
         assert_eq!(names("INSERT INTO iot.a SELECT * FROM ops.b"), ["iot.a", "ops.b"]);
         assert_eq!(names("DELETE FROM iot.a WHERE ts < now()"), ["iot.a"]);
         assert_eq!(names("SELECT 1"), Vec::<String>::new());
+        assert_eq!(names("SELECT * FROM IoT.Readings"), ["IoT.Readings"]);
+        assert_eq!(names("SELECT * FROM \"iot\".\"r@v=7@last-values\""), ["iot.r"]);
         assert!(names("SHOW TABLES")
             .iter()
             .all(|n| n.starts_with("information_schema.")));

@@ -7,22 +7,18 @@ use std::time::Duration;
 
 use arrow::array::{RecordBatch, StringArray};
 use arrow::datatypes::SchemaRef;
-use datafusion::execution::cache::cache_manager::CacheManagerConfig;
-use datafusion::execution::memory_pool::FairSpillPool;
-use datafusion::execution::runtime_env::RuntimeEnvBuilder;
 use datafusion::execution::SendableRecordBatchStream;
 use datafusion::logical_expr::LogicalPlan;
-use datafusion::prelude::{SessionConfig, SessionContext};
+use datafusion::prelude::SessionContext;
 use futures::StreamExt;
-use url::Url;
 
-use crate::catalog::{self as lake_catalog, MetadataCache, DEFAULT_NAMESPACE, FOOTER_BYTES};
+use crate::catalog::MetadataCache;
 use crate::error::{Error, ErrorKind, Result};
 use crate::lake::QueryResult;
 use crate::query::catalog::{LakeCatalog, CATALOG};
-use crate::query::provider::{QueryEnv, ScanNote, STORE_URL};
-use crate::query::{ddl, functions, newest};
-use crate::query::{store, time_travel};
+use crate::query::context::QueryContext;
+use crate::query::provider::{QueryEnv, ScanNote};
+use crate::query::{ddl, functions, time_travel};
 use crate::storage::Storage;
 
 /// A planned statement, ready to run.
@@ -31,6 +27,8 @@ pub(crate) struct Prepared {
     pub(crate) scans: Arc<Mutex<Vec<ScanNote>>>,
     /// What `DELETE` statements did.
     pub(crate) deletes: Arc<Mutex<Vec<crate::maintain::delete::DeleteReport>>>,
+    /// The lake's storage (for the block cache's statistics in `EXPLAIN ANALYZE`).
+    storage: Storage,
 }
 
 /// Limits on one query.
@@ -221,48 +219,14 @@ impl Session {
     /// memory limit holds for the whole session).
     ///
     /// Errors: [`crate::ErrorKind::InvalidInput`] for zero limits.
-    pub(crate) fn new(storage: &Storage, cache: &Arc<MetadataCache>, limits: QueryOptions) -> Result<Session> {
+    pub(crate) fn new(
+        storage: &Storage,
+        cache: &Arc<MetadataCache>,
+        query: &QueryContext,
+        limits: QueryOptions,
+    ) -> Result<Session> {
         limits.validate()?;
-        let config = SessionConfig::new()
-            .with_information_schema(true)
-            .with_default_catalog_and_schema(CATALOG, DEFAULT_NAMESPACE)
-            .with_create_default_catalog_and_schema(false)
-            // Column names are kept as the data has them (`Ticker`, `time (UTC)`): identifiers are
-            // case-sensitive, as in the Iceberg schema.
-            .set_bool("datafusion.sql_parser.enable_ident_normalization", false)
-            // `now()`, `to_timestamp(...)` and the like are in UTC and print with `Z`, as the
-            // tables' time columns do (`SET datafusion.execution.time_zone` changes it).
-            .set_str("datafusion.execution.time_zone", "UTC");
-        // The lake's footer cache, shared by its sessions (a session's own would die with it).
-        let caches = CacheManagerConfig::default()
-            .with_file_metadata_cache(Some(cache.footers.clone()))
-            .with_metadata_cache_limit(FOOTER_BYTES);
-        let mut runtime = RuntimeEnvBuilder::new().with_cache_manager(caches);
-        let mut config = config;
-        if let Some(bytes) = limits.memory_limit {
-            runtime = runtime.with_memory_pool(Arc::new(FairSpillPool::new(bytes)));
-            // A sort keeps this much back to merge its spill files; DataFusion's default (10 MiB)
-            // would not fit a small limit at all.
-            config = config.set_usize(
-                "datafusion.execution.sort_spill_reservation_bytes",
-                (bytes / 4).min(10 << 20),
-            );
-        }
-        let ctx = SessionContext::new_with_config_rt(config, runtime.build_arc()?);
-        let url = Url::parse(STORE_URL).map_err(|e| crate::Error::internal(e.to_string()))?;
-        ctx.runtime_env()
-            .register_object_store(&url, store::NamingStore::wrap(storage.store.clone()));
-        for f in functions::scalar() {
-            ctx.register_udf(f.as_ref().clone());
-        }
-        for f in functions::aggregates() {
-            ctx.register_udaf(f);
-        }
-        for f in functions::windows() {
-            ctx.register_udwf(f);
-        }
-        // After DataFusion's rules: newest-row queries read the last-value index.
-        ctx.add_optimizer_rule(Arc::new(newest::NewestFromIndex));
+        let ctx = query.session(&limits)?;
         Ok(Session {
             storage: storage.clone(),
             cache: cache.clone(),
@@ -325,15 +289,8 @@ impl Session {
             scans: self.scans.clone(),
             deletes: self.deletes.clone(),
         };
-        let (namespaces, tables) = lake_catalog::list_layout(&self.storage).await?;
-        self.ctx.register_catalog(
-            CATALOG,
-            Arc::new(LakeCatalog {
-                env,
-                namespaces,
-                tables,
-            }),
-        );
+        self.ctx
+            .register_catalog(CATALOG, Arc::new(LakeCatalog::for_statement(env, sql).await?));
         let text = time_travel::rewrite(sql)?;
         let text = text.as_deref().unwrap_or(sql);
         check_depth(text)?;
@@ -346,11 +303,16 @@ impl Session {
                     let filled = async { Box::pin(self.prepare(&insert)).await?.collect(&self.limits).await };
                     match filled.await {
                         Ok(batches) => self.ctx.read_batches(batches)?,
-                        Err(e) => return Err(ddl::undo_create(&self.storage, &table, e).await),
+                        Err(e) => return Err(ddl::undo_create(&self.storage, &self.cache, &table, e).await),
                     }
                 }
             };
-            return Ok(Prepared { df, scans, deletes });
+            return Ok(Prepared {
+                df,
+                scans,
+                deletes,
+                storage: self.storage.clone(),
+            });
         }
         let df = match self.plan(text).await {
             Ok(df) => df,
@@ -362,7 +324,12 @@ impl Session {
             }
         };
         let df = short_column_names(df)?;
-        Ok(Prepared { df, scans, deletes })
+        Ok(Prepared {
+            df,
+            scans,
+            deletes,
+            storage: self.storage.clone(),
+        })
     }
 }
 
@@ -491,6 +458,8 @@ impl Prepared {
     /// many data files were read and pruned.
     pub(crate) async fn collect(self, limits: &QueryOptions) -> Result<Vec<RecordBatch>> {
         let explain = self.is_explain();
+        let analyze = matches!(self.df.logical_plan(), LogicalPlan::Analyze(_));
+        let cache_before = self.storage.cache_stats();
         let mut stream = self.df.clone().execute_stream().await?;
         let mut batches = Vec::new();
         let mut rows = 0usize;
@@ -511,8 +480,8 @@ impl Prepared {
             let notes = self.scans.lock().map(|n| n.clone()).unwrap_or_default();
             if let Some(first) = batches.first() {
                 let schema = first.schema();
-                let kinds: Vec<String> = notes.iter().map(|_| "varve_pruning".to_string()).collect();
-                let texts: Vec<String> = notes
+                let mut kinds: Vec<String> = notes.iter().map(|_| "varve_pruning".to_string()).collect();
+                let mut texts: Vec<String> = notes
                     .iter()
                     .map(|n| {
                         let snapshot = n.snapshot_id.map(|s| format!(" (snapshot {s})")).unwrap_or_default();
@@ -531,7 +500,16 @@ impl Prepared {
                         )
                     })
                     .collect();
-                if schema.fields().len() == 2 && !notes.is_empty() {
+                if analyze && self.storage.block_cache.is_some() {
+                    let c = self.storage.cache_stats().since(&cache_before);
+                    kinds.push("varve_cache".to_string());
+                    texts.push(format!(
+                        "block cache (the lake's, while the query ran): {} blocks from memory, {} from disk, {} fetched \
+                         in {} GETs ({} bytes fetched, {} bytes served from the cache)",
+                        c.memory_hits, c.disk_hits, c.misses, c.requests, c.fetched_bytes, c.hit_bytes
+                    ));
+                }
+                if schema.fields().len() == 2 && !kinds.is_empty() {
                     let extra = RecordBatch::try_new(
                         schema,
                         vec![Arc::new(StringArray::from(kinds)), Arc::new(StringArray::from(texts))],

@@ -8,6 +8,7 @@ mod contract;
 mod ddl;
 mod dedup;
 mod errors;
+mod fast_paths;
 mod last_value;
 mod maintain;
 mod schema_evolution;

@@ -20,6 +20,13 @@ use object_store::{ObjectStore, ObjectStoreExt, PutMode, PutOptions, PutPayload}
 
 use crate::error::{Error, Result};
 
+pub(crate) mod block_cache;
+pub(crate) mod options;
+
+pub use block_cache::CacheStats;
+pub use options::CacheMode;
+pub(crate) use options::LakeOptions;
+
 /// The environment variable that names the default lake.
 pub const LAKE_ENV: &str = "VARVE_LAKE";
 /// The lake used when neither a URL nor `$VARVE_LAKE` is given.
@@ -43,21 +50,55 @@ pub(crate) struct Storage {
     /// Absolute URL of the lake root without a trailing slash, e.g. `file:///data/lake`.
     pub(crate) root: String,
     pub(crate) kind: StorageKind,
+    /// Varve's own options of the lake (cache, version-check interval).
+    pub(crate) options: Arc<LakeOptions>,
+    /// The block cache in front of the store, unless `cache=off`.
+    pub(crate) block_cache: Option<Arc<block_cache::BlockCache>>,
 }
 
+/// Makes the store that requests go through of the lake's own store (instruments, fault
+/// injection); the block cache sits in front of what it makes.
+pub(crate) type StoreLayer = Box<dyn FnOnce(Arc<dyn ObjectStore>) -> Arc<dyn ObjectStore>>;
+
 impl Storage {
-    /// Opens the store for `url`. Options are S3 settings (`aws_access_key_id`, `aws_region`,
-    /// `aws_endpoint`, `aws_allow_http`, ...; short forms `access_key_id`, `region`, `endpoint`
-    /// work too); the usual `AWS_*` environment variables are read for S3 lakes.
+    /// Opens the store for `url`. Options are Varve's own ([`options`]: block cache,
+    /// version-check interval) and S3 settings (`aws_access_key_id`, `aws_region`, `aws_endpoint`,
+    /// `aws_allow_http`, ...; short forms `access_key_id`, `region`, `endpoint` work too); the
+    /// usual `AWS_*` environment variables are read for S3 lakes. Requests go through what `layer`
+    /// makes of the store, behind the block cache.
     ///
-    /// Errors: [`crate::ErrorKind::InvalidInput`] for an unsupported scheme or a bad option.
-    pub(crate) fn open(url: &str, options: &HashMap<String, String>) -> Result<Storage> {
+    /// Errors: [`crate::ErrorKind::InvalidInput`] for an unsupported scheme or a bad option;
+    /// [`crate::ErrorKind::Storage`] when a local directory (the lake's, the disk cache's) cannot
+    /// be made.
+    pub(crate) fn open(url: &str, options: &HashMap<String, String>, layer: Option<StoreLayer>) -> Result<Storage> {
+        let (lake_options, rest) = LakeOptions::take(options)?;
+        let (store, root, kind) = Self::open_store(url, &rest)?;
+        let store = match layer {
+            Some(layer) => layer(store),
+            None => store,
+        };
+        let block_cache = block_cache::BlockCache::new(store.clone(), &lake_options)?;
+        Ok(Storage {
+            store: match &block_cache {
+                Some(c) => c.clone(),
+                None => store,
+            },
+            root,
+            kind,
+            options: Arc::new(lake_options),
+            block_cache,
+        })
+    }
+
+    /// The block cache's statistics (zeros when the cache is off).
+    pub(crate) fn cache_stats(&self) -> CacheStats {
+        self.block_cache.as_ref().map(|c| c.stats()).unwrap_or_default()
+    }
+
+    /// The object store of `url` with the store's own `options`, its root URL and kind.
+    fn open_store(url: &str, options: &HashMap<String, String>) -> Result<(Arc<dyn ObjectStore>, String, StorageKind)> {
         if url.starts_with("memory://") {
-            return Ok(Storage {
-                store: Arc::new(InMemory::new()),
-                root: "memory://".to_string(),
-                kind: StorageKind::Memory,
-            });
+            return Ok((Arc::new(InMemory::new()), "memory://".to_string(), StorageKind::Memory));
         }
         if let Some(rest) = url.strip_prefix("s3://").or_else(|| url.strip_prefix("s3a://")) {
             let rest = rest.trim_end_matches('/');
@@ -95,11 +136,7 @@ impl Storage {
             } else {
                 format!("s3://{bucket}/{prefix}")
             };
-            return Ok(Storage {
-                store,
-                root,
-                kind: StorageKind::S3,
-            });
+            return Ok((store, root, StorageKind::S3));
         }
         if let Some((scheme, rest)) = url.split_once(':') {
             let looks_like_scheme = scheme.len() >= 2 && scheme.chars().all(|c| c.is_ascii_alphanumeric() || c == '+');
@@ -128,11 +165,7 @@ impl Storage {
         let store = LocalFileSystem::new_with_prefix(&abs)
             .map_err(|e| Error::storage(format!("lake directory {}: {e}", abs.display()), false))?;
         let root = format!("file://{}", abs.display().to_string().trim_end_matches('/'));
-        Ok(Storage {
-            store: Arc::new(store),
-            root,
-            kind: StorageKind::Local,
-        })
+        Ok((Arc::new(store), root, StorageKind::Local))
     }
 
     /// The absolute location (as written into Iceberg metadata) of an object path.

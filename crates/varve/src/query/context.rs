@@ -1,0 +1,102 @@
+//! The lake's query context: what every SQL session of a lake shares, built once when the lake is
+//! opened. It holds a DataFusion `SessionState` with the lake's settings, its object store (behind
+//! the block cache), the footer cache, Varve's functions and optimizer rule. Each session is made
+//! from it by DataFusion's `SessionStateBuilder::new_from_existing`, with a catalog list of its own
+//! (so that sessions never see each other's registrations) and, when asked, a memory pool of its
+//! own. A server shares one context across all its queries.
+
+use std::sync::Arc;
+
+use datafusion::catalog::MemoryCatalogProviderList;
+use datafusion::execution::cache::cache_manager::CacheManagerConfig;
+use datafusion::execution::memory_pool::FairSpillPool;
+use datafusion::execution::runtime_env::RuntimeEnvBuilder;
+use datafusion::execution::session_state::{SessionState, SessionStateBuilder};
+use datafusion::execution::FunctionRegistry;
+use datafusion::prelude::{SessionConfig, SessionContext};
+use url::Url;
+
+use crate::catalog::{MetadataCache, DEFAULT_NAMESPACE, FOOTER_BYTES};
+use crate::error::Result;
+use crate::query::catalog::CATALOG;
+use crate::query::provider::STORE_URL;
+use crate::query::session::QueryOptions;
+use crate::query::{functions, newest, store};
+use crate::storage::Storage;
+
+/// What the sessions of one lake share (module docs). Cheap to clone.
+#[derive(Clone)]
+pub(crate) struct QueryContext {
+    base: SessionState,
+}
+
+impl std::fmt::Debug for QueryContext {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("QueryContext")
+    }
+}
+
+impl QueryContext {
+    /// The context of the lake in `storage`, whose footers go into `cache`.
+    ///
+    /// Errors: [`crate::ErrorKind::Internal`] when DataFusion refuses the runtime.
+    pub(crate) fn new(storage: &Storage, cache: &MetadataCache) -> Result<QueryContext> {
+        let config = SessionConfig::new()
+            .with_information_schema(true)
+            .with_default_catalog_and_schema(CATALOG, DEFAULT_NAMESPACE)
+            .with_create_default_catalog_and_schema(false)
+            // Column names are kept as the data has them (`Ticker`, `time (UTC)`): identifiers are
+            // case-sensitive, as in the Iceberg schema.
+            .set_bool("datafusion.sql_parser.enable_ident_normalization", false)
+            // `now()`, `to_timestamp(...)` and the like are in UTC and print with `Z`, as the
+            // tables' time columns do (`SET datafusion.execution.time_zone` changes it).
+            .set_str("datafusion.execution.time_zone", "UTC");
+        // The lake's footer cache, shared by its sessions.
+        let caches = CacheManagerConfig::default()
+            .with_file_metadata_cache(Some(cache.footers.clone()))
+            .with_metadata_cache_limit(FOOTER_BYTES);
+        let runtime = RuntimeEnvBuilder::new().with_cache_manager(caches).build_arc()?;
+        let url = Url::parse(STORE_URL).map_err(|e| crate::Error::internal(e.to_string()))?;
+        runtime.register_object_store(&url, store::NamingStore::wrap(storage.store.clone()));
+        let mut base = SessionStateBuilder::new()
+            .with_config(config)
+            .with_runtime_env(runtime)
+            .with_default_features()
+            // After DataFusion's rules: newest-row queries read the last-value index.
+            .with_optimizer_rule(Arc::new(newest::NewestFromIndex))
+            .build();
+        for f in functions::scalar() {
+            base.register_udf(f)?;
+        }
+        for f in functions::aggregates() {
+            base.register_udaf(Arc::new(f))?;
+        }
+        for f in functions::windows() {
+            base.register_udwf(Arc::new(f))?;
+        }
+        Ok(QueryContext { base })
+    }
+
+    /// A new DataFusion context for one session: the shared state with an empty catalog list of
+    /// its own, and with `limits.memory_limit` its own memory pool.
+    ///
+    /// Errors: [`crate::ErrorKind::Internal`] when DataFusion refuses the runtime.
+    pub(crate) fn session(&self, limits: &QueryOptions) -> Result<SessionContext> {
+        let mut builder = SessionStateBuilder::new_from_existing(self.base.clone())
+            .with_catalog_list(Arc::new(MemoryCatalogProviderList::new()));
+        let mut config = self.base.config().clone();
+        if let Some(bytes) = limits.memory_limit {
+            let runtime = RuntimeEnvBuilder::from_runtime_env(self.base.runtime_env())
+                .with_memory_pool(Arc::new(FairSpillPool::new(bytes)))
+                .build_arc()?;
+            builder = builder.with_runtime_env(runtime);
+            // A sort keeps this much back to merge its spill files; DataFusion's default (10 MiB)
+            // would not fit a small limit at all.
+            config = config.set_usize(
+                "datafusion.execution.sort_spill_reservation_bytes",
+                (bytes / 4).min(10 << 20),
+            );
+        }
+        Ok(SessionContext::new_with_state(builder.with_config(config).build()))
+    }
+}

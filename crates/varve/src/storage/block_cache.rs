@@ -1,0 +1,568 @@
+//! The block cache: an object store in front of the lake's store that keeps the bytes of immutable
+//! objects (data files, delete files, manifests, manifest lists and last-value indexes: every
+//! `.parquet` and `.avro` object, which Varve writes once under a fresh name and never rewrites) in
+//! blocks of [`BLOCK_BYTES`], in memory and optionally in a directory on local disk that processes
+//! share. Other objects (metadata JSON, version hints, namespace markers) and conditional reads pass
+//! through.
+//!
+//! A read names the blocks it needs; blocks found in memory, then on disk, are used as they are;
+//! the missing ones are fetched at once, as GETs of at most `cache-request-bytes` each (consecutive
+//! missing blocks share a GET), made in parallel. A block on disk is one file holding a header (the
+//! object's path and the block's number, so that a name collision is noticed) and a CRC-32 of the
+//! data: a block whose header or checksum does not match is deleted and fetched again. Blocks are
+//! written to a temporary name and renamed, so another process never reads half a block.
+//!
+//! Memory is bounded by `cache-memory-bytes` and the disk by `cache-disk-bytes` (this process's
+//! count, started from the directory's contents), least recently and frequently used out first
+//! (moka's TinyLFU). Statistics ([`CacheStats`]) count blocks and bytes.
+
+use std::collections::BTreeSet;
+use std::fmt;
+use std::io::Write;
+use std::ops::Range;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use bytes::{Bytes, BytesMut};
+use futures::stream::BoxStream;
+use futures::StreamExt;
+use moka::notification::RemovalCause;
+use moka::sync::Cache;
+use object_store::path::Path;
+use object_store::{
+    Attributes, CopyOptions, GetOptions, GetRange, GetResult, GetResultPayload, ListResult, MultipartUpload,
+    ObjectMeta, ObjectStore, ObjectStoreExt, PutMultipartOptions, PutOptions, PutPayload, PutResult, Result,
+};
+
+use crate::storage::options::{CacheMode, LakeOptions};
+
+/// Bytes of one cached block (the last block of an object is shorter).
+pub(crate) const BLOCK_BYTES: u64 = 1 << 20;
+
+/// What the block cache did since the lake was opened.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
+pub struct CacheStats {
+    /// Blocks found in memory.
+    pub memory_hits: u64,
+    /// Blocks found in the disk cache (then kept in memory too).
+    pub disk_hits: u64,
+    /// Blocks fetched from the store.
+    pub misses: u64,
+    /// GET requests the cache made to the store.
+    pub requests: u64,
+    /// Bytes fetched from the store.
+    pub fetched_bytes: u64,
+    /// Bytes served to readers from memory or disk.
+    pub hit_bytes: u64,
+    /// Disk blocks refused because their header or checksum did not match (then fetched again).
+    pub corrupt_blocks: u64,
+    /// Bytes held in memory now.
+    pub memory_bytes: u64,
+    /// Bytes this process counts in the disk cache now.
+    pub disk_bytes: u64,
+}
+
+impl CacheStats {
+    /// The counters of `self` minus those of `before` (the sizes are `self`'s).
+    pub fn since(&self, before: &CacheStats) -> CacheStats {
+        CacheStats {
+            memory_hits: self.memory_hits - before.memory_hits,
+            disk_hits: self.disk_hits - before.disk_hits,
+            misses: self.misses - before.misses,
+            requests: self.requests - before.requests,
+            fetched_bytes: self.fetched_bytes - before.fetched_bytes,
+            hit_bytes: self.hit_bytes - before.hit_bytes,
+            corrupt_blocks: self.corrupt_blocks - before.corrupt_blocks,
+            memory_bytes: self.memory_bytes,
+            disk_bytes: self.disk_bytes,
+        }
+    }
+}
+
+#[derive(Debug, Default)]
+struct Counters {
+    memory_hits: AtomicU64,
+    disk_hits: AtomicU64,
+    misses: AtomicU64,
+    requests: AtomicU64,
+    fetched_bytes: AtomicU64,
+    hit_bytes: AtomicU64,
+    corrupt_blocks: AtomicU64,
+}
+
+fn add(c: &AtomicU64, n: u64) {
+    c.fetch_add(n, Ordering::Relaxed);
+}
+
+/// A block: the object's path and the block's number.
+type Key = (String, u64);
+
+/// The cache in front of a store (module docs).
+pub(crate) struct BlockCache {
+    inner: Arc<dyn ObjectStore>,
+    /// Blocks per GET.
+    blocks_per_request: u64,
+    memory: Cache<Key, Bytes>,
+    disk: Option<DiskTier>,
+    /// What the store said of each object read (size, modification time, e-tag).
+    metas: Cache<String, ObjectMeta>,
+    counters: Counters,
+}
+
+impl fmt::Debug for BlockCache {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("BlockCache")
+            .field("disk", &self.disk.as_ref().map(|d| &d.dir))
+            .finish()
+    }
+}
+
+impl fmt::Display for BlockCache {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "BlockCache({})", self.inner)
+    }
+}
+
+/// Whether Varve writes objects at `path` once and never rewrites them.
+fn immutable(path: &Path) -> bool {
+    let name = path.filename().unwrap_or_default();
+    name.ends_with(".parquet") || name.ends_with(".avro")
+}
+
+impl BlockCache {
+    /// The cache `options` ask for in front of `inner`, or `None` for `cache=off`.
+    ///
+    /// Errors: [`crate::ErrorKind::Storage`] when the disk cache's directory cannot be made or read.
+    pub(crate) fn new(inner: Arc<dyn ObjectStore>, options: &LakeOptions) -> crate::Result<Option<Arc<BlockCache>>> {
+        let disk = match (options.cache, &options.cache_dir) {
+            (CacheMode::Off, _) => return Ok(None),
+            (CacheMode::Disk, Some(dir)) => Some(DiskTier::open(dir.clone(), options.cache_disk_bytes)?),
+            _ => None,
+        };
+        let memory = Cache::builder()
+            .max_capacity(options.cache_memory_bytes)
+            .weigher(|_: &Key, v: &Bytes| u32::try_from(v.len()).unwrap_or(u32::MAX))
+            .build();
+        Ok(Some(Arc::new(BlockCache {
+            inner,
+            blocks_per_request: (options.cache_request_bytes / BLOCK_BYTES).max(1),
+            memory,
+            disk,
+            metas: Cache::new(100_000),
+            counters: Counters::default(),
+        })))
+    }
+
+    /// The counters and sizes now.
+    pub(crate) fn stats(&self) -> CacheStats {
+        let c = &self.counters;
+        let get = |a: &AtomicU64| a.load(Ordering::Relaxed);
+        self.memory.run_pending_tasks();
+        CacheStats {
+            memory_hits: get(&c.memory_hits),
+            disk_hits: get(&c.disk_hits),
+            misses: get(&c.misses),
+            requests: get(&c.requests),
+            fetched_bytes: get(&c.fetched_bytes),
+            hit_bytes: get(&c.hit_bytes),
+            corrupt_blocks: get(&c.corrupt_blocks),
+            memory_bytes: self.memory.weighted_size(),
+            disk_bytes: self.disk.as_ref().map_or(0, |d| {
+                d.index.run_pending_tasks();
+                d.index.weighted_size()
+            }),
+        }
+    }
+
+    /// A cached block, from memory or disk.
+    fn lookup(&self, key: &Key) -> Option<Bytes> {
+        if let Some(b) = self.memory.get(key) {
+            add(&self.counters.memory_hits, 1);
+            add(&self.counters.hit_bytes, b.len() as u64);
+            return Some(b);
+        }
+        let disk = self.disk.as_ref()?;
+        match disk.read(key) {
+            DiskRead::Hit(b) => {
+                add(&self.counters.disk_hits, 1);
+                add(&self.counters.hit_bytes, b.len() as u64);
+                self.memory.insert(key.clone(), b.clone());
+                Some(b)
+            }
+            DiskRead::Corrupt => {
+                add(&self.counters.corrupt_blocks, 1);
+                None
+            }
+            DiskRead::Miss => None,
+        }
+    }
+
+    fn keep(&self, key: Key, bytes: Bytes) {
+        if let Some(disk) = &self.disk {
+            disk.write(&key, &bytes);
+        }
+        self.memory.insert(key, bytes);
+    }
+
+    /// The bytes of `ranges` of `location` (each clamped to the object's end, as a store clamps a
+    /// bounded range), fetching the blocks not cached: one GET per run of consecutive missing
+    /// blocks of at most `blocks_per_request` blocks, all at once.
+    async fn read(&self, location: &Path, ranges: &[Range<u64>]) -> Result<(Vec<Bytes>, ObjectMeta)> {
+        let name = location.to_string();
+        let mut meta = self.metas.get(&name);
+        let size = meta.as_ref().map(|m| m.size);
+        let end_of = |r: &Range<u64>| size.map_or(r.end, |s| r.end.min(s));
+        let mut wanted = BTreeSet::new();
+        for r in ranges {
+            let end = end_of(r);
+            if end > r.start {
+                wanted.extend(r.start / BLOCK_BYTES..end.div_ceil(BLOCK_BYTES));
+            }
+        }
+        let mut have: std::collections::HashMap<u64, Bytes> = std::collections::HashMap::new();
+        let mut missing = Vec::new();
+        for b in wanted {
+            match self.lookup(&(name.clone(), b)) {
+                Some(bytes) => {
+                    have.insert(b, bytes);
+                }
+                None => missing.push(b),
+            }
+        }
+        // Runs of consecutive missing blocks, cut at the request size.
+        let mut runs: Vec<Range<u64>> = Vec::new();
+        for b in missing {
+            match runs.last_mut() {
+                Some(r) if r.end == b && r.end - r.start < self.blocks_per_request => r.end = b + 1,
+                _ => runs.push(b..b + 1),
+            }
+        }
+        let fetches = runs.iter().map(|r| {
+            let options = GetOptions {
+                range: Some(GetRange::Bounded(r.start * BLOCK_BYTES..r.end * BLOCK_BYTES)),
+                ..Default::default()
+            };
+            async move {
+                let got = self.inner.get_opts(location, options).await?;
+                let got_meta = got.meta.clone();
+                let start = got.range.start;
+                let bytes = got.bytes().await?;
+                Ok::<_, object_store::Error>((start, bytes, got_meta))
+            }
+        });
+        for (start, bytes, got_meta) in futures::future::try_join_all(fetches).await? {
+            add(&self.counters.requests, 1);
+            add(&self.counters.fetched_bytes, bytes.len() as u64);
+            let mut at = 0usize;
+            let mut block = start / BLOCK_BYTES;
+            while at < bytes.len() {
+                let end = (at + BLOCK_BYTES as usize).min(bytes.len());
+                let piece = bytes.slice(at..end);
+                add(&self.counters.misses, 1);
+                self.keep((name.clone(), block), piece.clone());
+                have.insert(block, piece);
+                at = end;
+                block += 1;
+            }
+            if meta.is_none() {
+                self.metas.insert(name.clone(), got_meta.clone());
+                meta = Some(got_meta);
+            }
+        }
+        let meta = match meta {
+            Some(m) => m,
+            // Every range was empty and nothing is known of the object: ask the store.
+            None => {
+                let m = self.inner.head(location).await?;
+                self.metas.insert(name.clone(), m.clone());
+                m
+            }
+        };
+        let mut out = Vec::with_capacity(ranges.len());
+        for r in ranges {
+            let end = r.end.min(meta.size);
+            if !r.is_empty() && r.start >= meta.size {
+                return Err(object_store::Error::Generic {
+                    store: "varve block cache",
+                    source: format!(
+                        "range {}..{} is past the end of {location} ({} bytes)",
+                        r.start, r.end, meta.size
+                    )
+                    .into(),
+                });
+            }
+            out.push(assemble(&have, r.start..end)?);
+        }
+        Ok((out, meta))
+    }
+}
+
+/// The bytes of `range` out of the blocks in `have` (a slice of one block when the range is inside
+/// it, else a copy).
+fn assemble(have: &std::collections::HashMap<u64, Bytes>, range: Range<u64>) -> Result<Bytes> {
+    if range.is_empty() {
+        return Ok(Bytes::new());
+    }
+    let first = range.start / BLOCK_BYTES;
+    let last = (range.end - 1) / BLOCK_BYTES;
+    let block = |b: u64| {
+        have.get(&b).ok_or_else(|| object_store::Error::Generic {
+            store: "varve block cache",
+            source: format!("block {b} was not fetched").into(),
+        })
+    };
+    let slice_of = |b: u64, bytes: &Bytes| -> Result<Bytes> {
+        let from = range.start.max(b * BLOCK_BYTES) - b * BLOCK_BYTES;
+        let to = range.end.min((b + 1) * BLOCK_BYTES) - b * BLOCK_BYTES;
+        if to as usize > bytes.len() {
+            return Err(object_store::Error::Generic {
+                store: "varve block cache",
+                source: format!("block {b} holds {} bytes, {to} wanted", bytes.len()).into(),
+            });
+        }
+        Ok(bytes.slice(from as usize..to as usize))
+    };
+    if first == last {
+        return slice_of(first, block(first)?);
+    }
+    let mut out = BytesMut::with_capacity((range.end - range.start) as usize);
+    for b in first..=last {
+        out.extend_from_slice(&slice_of(b, block(b)?)?);
+    }
+    Ok(out.freeze())
+}
+
+#[async_trait]
+impl ObjectStore for BlockCache {
+    async fn put_opts(&self, location: &Path, payload: PutPayload, opts: PutOptions) -> Result<PutResult> {
+        self.inner.put_opts(location, payload, opts).await
+    }
+
+    async fn put_multipart_opts(&self, location: &Path, opts: PutMultipartOptions) -> Result<Box<dyn MultipartUpload>> {
+        self.inner.put_multipart_opts(location, opts).await
+    }
+
+    async fn get_opts(&self, location: &Path, options: GetOptions) -> Result<GetResult> {
+        let conditional = options.if_match.is_some()
+            || options.if_none_match.is_some()
+            || options.if_modified_since.is_some()
+            || options.if_unmodified_since.is_some()
+            || options.version.is_some();
+        if options.head || conditional || !immutable(location) {
+            return self.inner.get_opts(location, options).await;
+        }
+        let size = self.metas.get(location.as_ref()).map(|m| m.size);
+        let range = match (&options.range, size) {
+            (Some(GetRange::Bounded(r)), _) => r.clone(),
+            (None, Some(s)) => 0..s,
+            (Some(r), Some(s)) => r.as_range(s).map_err(|e| object_store::Error::Generic {
+                store: "varve block cache",
+                source: Box::new(e),
+            })?,
+            // The size is needed first: read through, and keep what the store says of the object.
+            (_, None) => {
+                let got = self.inner.get_opts(location, options).await?;
+                self.metas.insert(location.to_string(), got.meta.clone());
+                return Ok(got);
+            }
+        };
+        let (mut bytes, meta) = self.read(location, std::slice::from_ref(&range)).await?;
+        let bytes = bytes.pop().unwrap_or_default();
+        let range = range.start..range.start + bytes.len() as u64;
+        Ok(GetResult {
+            payload: GetResultPayload::Stream(futures::stream::once(async move { Ok(bytes) }).boxed()),
+            meta,
+            range,
+            attributes: Attributes::default(),
+        })
+    }
+
+    async fn get_ranges(&self, location: &Path, ranges: &[Range<u64>]) -> Result<Vec<Bytes>> {
+        if !immutable(location) {
+            return self.inner.get_ranges(location, ranges).await;
+        }
+        Ok(self.read(location, ranges).await?.0)
+    }
+
+    fn delete_stream(&self, locations: BoxStream<'static, Result<Path>>) -> BoxStream<'static, Result<Path>> {
+        self.inner.delete_stream(locations)
+    }
+
+    fn list(&self, prefix: Option<&Path>) -> BoxStream<'static, Result<ObjectMeta>> {
+        self.inner.list(prefix)
+    }
+
+    fn list_with_offset(&self, prefix: Option<&Path>, offset: &Path) -> BoxStream<'static, Result<ObjectMeta>> {
+        self.inner.list_with_offset(prefix, offset)
+    }
+
+    async fn list_with_delimiter(&self, prefix: Option<&Path>) -> Result<ListResult> {
+        self.inner.list_with_delimiter(prefix).await
+    }
+
+    async fn copy_opts(&self, from: &Path, to: &Path, options: CopyOptions) -> Result<()> {
+        self.inner.copy_opts(from, to, options).await
+    }
+}
+
+/// The disk tier: one file per block in `dir`, named by a hash of the object's path and the
+/// block's number; `index` counts this process's view of them by file name and bytes.
+struct DiskTier {
+    dir: PathBuf,
+    index: Cache<String, u32>,
+}
+
+enum DiskRead {
+    Hit(Bytes),
+    Miss,
+    Corrupt,
+}
+
+/// First bytes of a block file.
+const MAGIC: &[u8; 8] = b"VARVBLK1";
+
+impl DiskTier {
+    /// The disk cache in `dir` (made if missing), counting the blocks already there.
+    fn open(dir: PathBuf, bytes: u64) -> crate::Result<DiskTier> {
+        let fail =
+            |e: std::io::Error| crate::Error::storage(format!("block cache directory {}: {e}", dir.display()), false);
+        std::fs::create_dir_all(&dir).map_err(fail)?;
+        let remove_dir = dir.clone();
+        let index = Cache::builder()
+            .max_capacity(bytes)
+            .weigher(|_: &String, v: &u32| *v)
+            .eviction_listener(move |name: Arc<String>, _, cause| {
+                if matches!(cause, RemovalCause::Size | RemovalCause::Expired) {
+                    let _ = std::fs::remove_file(remove_dir.join(name.as_str()));
+                }
+            })
+            .build();
+        for entry in std::fs::read_dir(&dir).map_err(fail)?.flatten() {
+            let name = entry.file_name().to_string_lossy().to_string();
+            if name.ends_with(".blk") {
+                if let Ok(m) = entry.metadata() {
+                    index.insert(name, u32::try_from(m.len()).unwrap_or(u32::MAX));
+                }
+            }
+        }
+        Ok(DiskTier { dir, index })
+    }
+
+    fn file_name(key: &Key) -> String {
+        let mut h = crc32fast::Hasher::new();
+        h.update(key.0.as_bytes());
+        format!("{:08x}{:04x}-{}.blk", h.finalize(), key.0.len() & 0xffff, key.1)
+    }
+
+    fn read(&self, key: &Key) -> DiskRead {
+        let name = Self::file_name(key);
+        let path = self.dir.join(&name);
+        let Ok(raw) = std::fs::read(&path) else {
+            self.index.invalidate(&name);
+            return DiskRead::Miss;
+        };
+        match decode(&raw, key) {
+            Some(range) => {
+                if !self.index.contains_key(&name) {
+                    self.index.insert(name, raw.len() as u32);
+                }
+                DiskRead::Hit(Bytes::from(raw).slice(range))
+            }
+            None => {
+                tracing::warn!(file = %path.display(), object = %key.0, block = key.1, "block cache: a damaged block, fetched again");
+                let _ = std::fs::remove_file(&path);
+                self.index.invalidate(&name);
+                DiskRead::Corrupt
+            }
+        }
+    }
+
+    /// Writes a block (best effort: a full or read-only disk only costs the cache).
+    fn write(&self, key: &Key, data: &Bytes) {
+        let name = Self::file_name(key);
+        let tmp = self.dir.join(format!(
+            "{name}.{}.{}.tmp",
+            std::process::id(),
+            uuid::Uuid::new_v4().simple()
+        ));
+        let encoded = encode(key, data);
+        let ok = std::fs::File::create(&tmp)
+            .and_then(|mut f| f.write_all(&encoded))
+            .and_then(|_| std::fs::rename(&tmp, self.dir.join(&name)));
+        match ok {
+            Ok(()) => self.index.insert(name, encoded.len() as u32),
+            Err(e) => {
+                let _ = std::fs::remove_file(&tmp);
+                tracing::debug!("block cache: cannot write {}: {e}", tmp.display());
+            }
+        }
+    }
+}
+
+/// A block file: [`MAGIC`], the path's length (u32 LE), the path, the block number (u64 LE), the
+/// data's length (u32 LE), the data's CRC-32 (u32 LE), the data.
+fn encode(key: &Key, data: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(data.len() + key.0.len() + 28);
+    out.extend_from_slice(MAGIC);
+    out.extend_from_slice(&(key.0.len() as u32).to_le_bytes());
+    out.extend_from_slice(key.0.as_bytes());
+    out.extend_from_slice(&key.1.to_le_bytes());
+    out.extend_from_slice(&(data.len() as u32).to_le_bytes());
+    out.extend_from_slice(&crc32fast::hash(data).to_le_bytes());
+    out.extend_from_slice(data);
+    out
+}
+
+/// Where the data of a block file is, when the file is whole and holds block `key`.
+fn decode(raw: &[u8], key: &Key) -> Option<Range<usize>> {
+    let u32_at = |at: usize| -> Option<u32> { Some(u32::from_le_bytes(raw.get(at..at + 4)?.try_into().ok()?)) };
+    if raw.get(..8)? != MAGIC {
+        return None;
+    }
+    let path_len = u32_at(8)? as usize;
+    let path = raw.get(12..12 + path_len)?;
+    let at = 12 + path_len;
+    let block = u64::from_le_bytes(raw.get(at..at + 8)?.try_into().ok()?);
+    let len = u32_at(at + 8)? as usize;
+    let crc = u32_at(at + 12)?;
+    let data = at + 16..at + 16 + len;
+    if path != key.0.as_bytes() || block != key.1 || raw.len() != data.end || crc32fast::hash(&raw[data.clone()]) != crc
+    {
+        return None;
+    }
+    Some(data)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn block_files_round_trip_and_refuse_damage() {
+        let key = ("ns/t/data/a.parquet".to_string(), 3);
+        let raw = encode(&key, b"hello");
+        assert_eq!(&raw[decode(&raw, &key).unwrap()], b"hello");
+        assert!(decode(&raw, &("ns/t/data/b.parquet".to_string(), 3)).is_none());
+        assert!(decode(&raw, &(key.0.clone(), 4)).is_none());
+        let mut bad = raw.clone();
+        *bad.last_mut().unwrap() ^= 1;
+        assert!(decode(&bad, &key).is_none());
+        assert!(decode(&raw[..raw.len() - 1], &key).is_none());
+    }
+
+    #[test]
+    fn ranges_are_cut_from_blocks() {
+        let mut have = std::collections::HashMap::new();
+        let b0 = Bytes::from(vec![1u8; BLOCK_BYTES as usize]);
+        let b1 = Bytes::from(vec![2u8; 10]);
+        have.insert(0, b0);
+        have.insert(1, b1);
+        assert_eq!(assemble(&have, 5..7).unwrap().as_ref(), &[1, 1]);
+        let across = assemble(&have, BLOCK_BYTES - 1..BLOCK_BYTES + 2).unwrap();
+        assert_eq!(across.as_ref(), &[1, 2, 2]);
+        assert!(assemble(&have, BLOCK_BYTES..BLOCK_BYTES + 11).is_err());
+        assert!(assemble(&have, 0..0).unwrap().is_empty());
+    }
+}

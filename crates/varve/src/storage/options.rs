@@ -1,0 +1,141 @@
+//! Varve's own lake options, read out of the option map a lake is opened with (CLI `-o key=value`,
+//! Python `varve.open(url, options=...)`, `Lake::open`); the rest of the map is the object store's
+//! (S3 credentials, endpoint, region).
+//!
+//! | option | default | meaning |
+//! |---|---|---|
+//! | `version-check-interval` | `1s` | a reader uses the table version it loaded or checked this recently without asking the store; writers always ask |
+//! | `cache` | `memory` | block cache of immutable objects: `memory`, `disk` (memory in front of `cache-dir`) or `off` |
+//! | `cache-memory-bytes` | `256MiB` | bytes of blocks kept in memory |
+//! | `cache-dir` | none | directory of the disk cache, shared by processes (`cache=disk` needs it; setting it implies `cache=disk`) |
+//! | `cache-disk-bytes` | `10GiB` | bytes of blocks kept in `cache-dir` by this process |
+//! | `cache-request-bytes` | `1MiB` | largest GET the cache makes (whole blocks of 1 MiB); longer misses are split into GETs made in parallel |
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use crate::error::{Error, Result};
+use crate::format::properties::{parse_bytes, parse_duration};
+
+/// Default time a reader trusts the table version it saw.
+pub(crate) const DEFAULT_VERSION_CHECK_INTERVAL: Duration = Duration::from_secs(1);
+/// Default bytes of the memory cache.
+pub(crate) const DEFAULT_CACHE_MEMORY_BYTES: u64 = 256 << 20;
+/// Default bytes of the disk cache.
+pub(crate) const DEFAULT_CACHE_DISK_BYTES: u64 = 10 << 30;
+/// Default longest GET of the cache, and its block size.
+pub(crate) const DEFAULT_CACHE_REQUEST_BYTES: u64 = 1 << 20;
+
+/// Where the block cache keeps blocks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CacheMode {
+    /// In process memory.
+    Memory,
+    /// In memory, and behind it in a directory on local disk that processes share.
+    Disk,
+    /// No block cache: every read goes to the store.
+    Off,
+}
+
+/// Varve's own options of an opened lake (module docs).
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct LakeOptions {
+    pub(crate) version_check_interval: Duration,
+    pub(crate) cache: CacheMode,
+    pub(crate) cache_memory_bytes: u64,
+    pub(crate) cache_dir: Option<PathBuf>,
+    pub(crate) cache_disk_bytes: u64,
+    pub(crate) cache_request_bytes: u64,
+}
+
+impl Default for LakeOptions {
+    fn default() -> Self {
+        LakeOptions {
+            version_check_interval: DEFAULT_VERSION_CHECK_INTERVAL,
+            cache: CacheMode::Memory,
+            cache_memory_bytes: DEFAULT_CACHE_MEMORY_BYTES,
+            cache_dir: None,
+            cache_disk_bytes: DEFAULT_CACHE_DISK_BYTES,
+            cache_request_bytes: DEFAULT_CACHE_REQUEST_BYTES,
+        }
+    }
+}
+
+impl LakeOptions {
+    /// Reads Varve's options out of `options` and returns them with the rest (the object store's).
+    ///
+    /// Errors: [`crate::ErrorKind::InvalidInput`] naming the option and the value it refuses.
+    pub(crate) fn take(options: &HashMap<String, String>) -> Result<(LakeOptions, HashMap<String, String>)> {
+        let mut out = LakeOptions::default();
+        let mut rest = HashMap::new();
+        let mut mode: Option<CacheMode> = None;
+        for (k, v) in options {
+            let key = k.to_ascii_lowercase().replace('_', "-");
+            let bad = |e: Error| Error::invalid(format!("storage option {k}={v:?}: {}", e.message()));
+            let bytes = || parse_bytes(v).map_err(bad);
+            match key.as_str() {
+                "version-check-interval" => out.version_check_interval = parse_duration(v).map_err(bad)?,
+                "cache" => {
+                    mode = Some(match v.to_ascii_lowercase().as_str() {
+                        "memory" => CacheMode::Memory,
+                        "disk" => CacheMode::Disk,
+                        "off" | "none" => CacheMode::Off,
+                        _ => return Err(bad(Error::invalid("expected memory, disk or off"))),
+                    })
+                }
+                "cache-memory-bytes" => out.cache_memory_bytes = bytes()?,
+                "cache-dir" => out.cache_dir = Some(PathBuf::from(v)),
+                "cache-disk-bytes" => out.cache_disk_bytes = bytes()?,
+                "cache-request-bytes" => {
+                    let n = bytes()?;
+                    if !((1 << 20)..=(256 << 20)).contains(&n) {
+                        return Err(bad(Error::invalid("must be between 1MiB (a block) and 256MiB")));
+                    }
+                    out.cache_request_bytes = n;
+                }
+                _ => {
+                    rest.insert(k.clone(), v.clone());
+                }
+            }
+        }
+        out.cache = match (mode, &out.cache_dir) {
+            (Some(CacheMode::Disk), None) => {
+                return Err(Error::invalid(
+                    "storage option cache=disk needs cache-dir=DIR (a local directory for the blocks)",
+                ))
+            }
+            (Some(m), _) => m,
+            (None, Some(_)) => CacheMode::Disk,
+            (None, None) => CacheMode::Memory,
+        };
+        Ok((out, rest))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn take(pairs: &[(&str, &str)]) -> Result<(LakeOptions, HashMap<String, String>)> {
+        LakeOptions::take(&pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect())
+    }
+
+    #[test]
+    fn varve_options_are_taken_and_the_rest_kept() {
+        let (o, rest) = take(&[("version_check_interval", "250ms"), ("region", "eu"), ("cache", "off")]).unwrap();
+        assert_eq!(o.version_check_interval, Duration::from_millis(250));
+        assert_eq!(o.cache, CacheMode::Off);
+        assert_eq!(rest.len(), 1);
+        let (o, _) = take(&[("cache-dir", "/tmp/x"), ("cache-memory-bytes", "1MiB")]).unwrap();
+        assert_eq!(o.cache, CacheMode::Disk);
+        assert_eq!(o.cache_memory_bytes, 1 << 20);
+        assert_eq!(take(&[]).unwrap().0, LakeOptions::default());
+        let e = take(&[("cache", "disk")]).unwrap_err();
+        assert!(e.message().contains("cache-dir"), "{e}");
+        let e = take(&[("cache", "ssd")]).unwrap_err();
+        assert!(e.message().contains("cache=\"ssd\""), "{e}");
+        assert!(take(&[("cache-request-bytes", "1")]).is_err());
+        assert!(take(&[("version-check-interval", "soon")]).is_err());
+    }
+}

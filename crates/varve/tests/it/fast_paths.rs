@@ -1,0 +1,296 @@
+//! Fast paths on object storage, counted with the instrumented store on S3 (moto): a warm repeat of
+//! a query within the version-check interval makes no request, after it one round trip checks the
+//! version; the block cache returns the store's bytes under concurrent readers, refetches a damaged
+//! disk block, and is shared by two lakes (processes) through its directory; a table another
+//! process commits to is seen once the interval has passed, and at once by the committing process.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use arrow::array::{ArrayRef, Float64Array, RecordBatch, StringArray, TimestampMicrosecondArray};
+use arrow::datatypes::{DataType, Field, Schema, TimeUnit};
+use object_store::ObjectStoreExt;
+use varve::{AppendOptions, Lake, TableContract};
+use varve_testkit::store::{instrument, Counters, Latency, Requests};
+use varve_testkit::{rows, Backend};
+
+const HOUR_US: i64 = 3_600_000_000;
+const T0: i64 = 1_700_000_000_000_000;
+
+fn batch(hosts: usize, per_host: usize, start: i64) -> RecordBatch {
+    let schema = Arc::new(Schema::new(vec![
+        Field::new(
+            "ts",
+            DataType::Timestamp(TimeUnit::Microsecond, Some("UTC".into())),
+            false,
+        ),
+        Field::new("host", DataType::Utf8, false),
+        Field::new("v", DataType::Float64, true),
+    ]));
+    let (mut ts, mut host, mut v) = (vec![], vec![], vec![]);
+    for h in 0..hosts {
+        for i in 0..per_host {
+            ts.push(start + i as i64 * 10_000_000);
+            host.push(format!("h{h}"));
+            v.push((h * 1000 + i) as f64);
+        }
+    }
+    let columns: Vec<ArrayRef> = vec![
+        Arc::new(TimestampMicrosecondArray::from(ts).with_timezone("UTC")),
+        Arc::new(StringArray::from(host)),
+        Arc::new(Float64Array::from(v)),
+    ];
+    RecordBatch::try_new(schema, columns).unwrap()
+}
+
+/// A lake on `backend` whose requests are counted, with Varve's `extra` options.
+fn counted(backend: &Backend, extra: &[(&str, &str)]) -> (Lake, Arc<Counters>) {
+    let counters = Arc::new(Counters::default());
+    let mut options = backend.options();
+    for (k, v) in extra {
+        options.insert(k.to_string(), v.to_string());
+    }
+    let c = counters.clone();
+    let lake =
+        Lake::open_with_store_layer(&backend.url(), &options, move |s| instrument(s, Latency::default(), c)).unwrap();
+    (lake, counters)
+}
+
+async fn make_table(lake: &Lake) {
+    let b = batch(4, 360, T0);
+    let contract = TableContract::time_series("ts").with_series_key(["host"]);
+    lake.create_table("iot.readings", &b.schema(), &contract).await.unwrap();
+    lake.append("iot.readings", vec![b], AppendOptions::default())
+        .await
+        .unwrap();
+}
+
+/// Runs `f` and returns what it asked of the store.
+async fn requests<F: std::future::Future>(counters: &Counters, f: F) -> (F::Output, Requests) {
+    let before = counters.snapshot();
+    let since = Instant::now();
+    let out = f.await;
+    (out, counters.since(&before, since))
+}
+
+const SELECTIVE: &str = "SELECT ts, v FROM iot.readings WHERE host = 'h2' AND ts >= TIMESTAMP '2023-11-14 22:13:20Z' \
+     AND ts < TIMESTAMP '2023-11-14 22:43:20Z' ORDER BY ts";
+
+#[tokio::test(flavor = "multi_thread")]
+async fn warm_repeats_ask_nothing_within_the_version_check_interval() {
+    let backend = Backend::s3();
+    make_table(&backend.open()).await;
+    // A fresh process.
+    let (lake, counters) = counted(&backend, &[("version-check-interval", "2s")]);
+    let (cold, first) = requests(&counters, lake.sql(SELECTIVE)).await;
+    let cold = cold.unwrap();
+    assert_eq!(cold.num_rows(), 180);
+    eprintln!("selective query, cold: {first:?}");
+    let (warm, second) = requests(&counters, lake.sql(SELECTIVE)).await;
+    assert_eq!(rows(&warm.unwrap().batches), rows(&cold.batches));
+    assert_eq!(
+        second.total(),
+        0,
+        "a warm repeat within the interval asks nothing: {second:?}"
+    );
+    let (latest, third) = requests(&counters, lake.latest("iot.readings")).await;
+    assert_eq!(latest.unwrap().num_rows(), 4);
+    eprintln!("latest after the query: {third:?}");
+    let (_, fourth) = requests(&counters, lake.latest("iot.readings")).await;
+    assert_eq!(fourth.total(), 0, "a warm latest asks nothing: {fourth:?}");
+    // Past the interval: one round trip asks whether the version is still the newest.
+    tokio::time::sleep(Duration::from_millis(2100)).await;
+    let (again, fifth) = requests(&counters, lake.sql(SELECTIVE)).await;
+    assert_eq!(rows(&again.unwrap().batches), rows(&cold.batches));
+    assert_eq!(fifth.round_trips, 1, "after the interval, one round trip: {fifth:?}");
+    assert_eq!(fifth.get + fifth.ranged_get, 0, "and no data is read again: {fifth:?}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_commit_is_seen_at_once_by_its_process_and_after_the_interval_by_others() {
+    let backend = Backend::s3();
+    let writer = backend.open();
+    make_table(&writer).await;
+    let mut options = backend.options();
+    options.insert("version-check-interval".into(), "1s".into());
+    let reader = Lake::open(&backend.url(), &options).unwrap();
+    let count = |lake: Lake| async move {
+        let r = lake.sql("SELECT count(*) AS n FROM iot.readings").await.unwrap();
+        rows(&r.batches)[0][0].clone()
+    };
+    assert_eq!(count(reader.clone()).await, "1440");
+    writer
+        .append(
+            "iot.readings",
+            vec![batch(4, 10, T0 + HOUR_US)],
+            AppendOptions::default(),
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        count(writer.clone()).await,
+        "1480",
+        "the writer sees its commit at once"
+    );
+    let stale = count(reader.clone()).await;
+    assert!(stale == "1440" || stale == "1480", "{stale}");
+    tokio::time::sleep(Duration::from_millis(1100)).await;
+    assert_eq!(
+        count(reader.clone()).await,
+        "1480",
+        "after the interval the reader sees it"
+    );
+    // With the interval at 0 every statement asks.
+    let mut options = backend.options();
+    options.insert("version-check-interval".into(), "0s".into());
+    let eager = Lake::open(&backend.url(), &options).unwrap();
+    assert_eq!(count(eager.clone()).await, "1480");
+    writer
+        .append(
+            "iot.readings",
+            vec![batch(1, 5, T0 + 2 * HOUR_US)],
+            AppendOptions::default(),
+        )
+        .await
+        .unwrap();
+    assert_eq!(count(eager).await, "1485");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_block_cache_returns_the_stores_bytes_to_concurrent_readers() {
+    let backend = Backend::s3();
+    let lake = backend.open();
+    // Several row groups and files, so that reads cut blocks at many places.
+    let b = batch(50, 4000, T0);
+    let contract = TableContract::time_series("ts").with_series_key(["host"]);
+    lake.create_table("iot.big", &b.schema(), &contract).await.unwrap();
+    lake.append("iot.big", vec![b], AppendOptions::default()).await.unwrap();
+    let plain = {
+        let mut o = backend.options();
+        o.insert("cache".into(), "off".into());
+        Lake::open(&backend.url(), &o).unwrap()
+    };
+    let sql =
+        "SELECT host, count(*) AS n, sum(v) AS s, min(ts) AS a, max(ts) AS b FROM iot.big GROUP BY host ORDER BY host";
+    let expected = rows(&plain.sql(sql).await.unwrap().batches);
+    assert_eq!(plain.cache_stats(), varve::CacheStats::default());
+    let (lake, counters) = counted(&backend, &[("cache-memory-bytes", "4MiB")]);
+    let mut readers = Vec::new();
+    for _ in 0..6 {
+        let lake = lake.clone();
+        readers.push(tokio::spawn(async move { rows(&lake.sql(sql).await.unwrap().batches) }));
+    }
+    for r in readers {
+        assert_eq!(r.await.unwrap(), expected);
+    }
+    let stats = lake.cache_stats();
+    assert!(stats.misses > 0 && stats.requests > 0, "{stats:?}");
+    assert!(stats.memory_bytes <= 4 << 20, "the memory bound holds: {stats:?}");
+    let _ = counters;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_disk_cache_is_shared_and_a_damaged_block_is_fetched_again() {
+    let backend = Backend::s3();
+    make_table(&backend.open()).await;
+    let dir = tempfile::tempdir().unwrap();
+    let dir_text = dir.path().display().to_string();
+    let options: Vec<(&str, &str)> = vec![("cache-dir", dir_text.as_str())];
+    let sql = "SELECT host, count(*) AS n, sum(v) AS s FROM iot.readings GROUP BY host ORDER BY host";
+    let (first, _) = counted(&backend, &options);
+    let expected = rows(&first.sql(sql).await.unwrap().batches);
+    let s1 = first.cache_stats();
+    assert!(s1.misses > 0 && s1.disk_bytes > 0, "{s1:?}");
+    // A second process finds the blocks on disk and fetches no data.
+    let (second, counters) = counted(&backend, &options);
+    let (got, asked) = requests(&counters, second.sql(sql)).await;
+    assert_eq!(rows(&got.unwrap().batches), expected);
+    let s2 = second.cache_stats();
+    assert!(s2.disk_hits > 0 && s2.misses == 0, "{s2:?}");
+    assert_eq!(asked.ranged_get, 0, "{asked:?}");
+    // Damage every block on disk: a third process notices, fetches them again, and answers right.
+    let mut damaged = 0;
+    for entry in std::fs::read_dir(dir.path()).unwrap() {
+        let path = entry.unwrap().path();
+        let mut bytes = std::fs::read(&path).unwrap();
+        let last = bytes.len() - 1;
+        bytes[last] ^= 0x5a;
+        std::fs::write(&path, bytes).unwrap();
+        damaged += 1;
+    }
+    assert!(damaged > 0);
+    let (third, _) = counted(&backend, &options);
+    assert_eq!(rows(&third.sql(sql).await.unwrap().batches), expected);
+    let s3 = third.cache_stats();
+    assert!(s3.corrupt_blocks > 0 && s3.misses > 0, "{s3:?}");
+    // The refetched blocks are whole again.
+    let (fourth, _) = counted(&backend, &options);
+    assert_eq!(rows(&fourth.sql(sql).await.unwrap().batches), expected);
+    assert_eq!(fourth.cache_stats().corrupt_blocks, 0);
+}
+
+/// Reads through the block cache equal the store's bytes for every range of a data file, across
+/// block edges, from many tasks at once.
+#[tokio::test(flavor = "multi_thread")]
+async fn cached_ranges_equal_the_stores() {
+    let backend = Backend::s3();
+    let lake = backend.open();
+    // Values that do not compress, so that the file spans several blocks.
+    let mut b = batch(40, 5000, T0);
+    let mut rng = varve_testkit::Rng(7);
+    let noise: Vec<f64> = (0..b.num_rows()).map(|_| rng.next(1 << 52) as f64).collect();
+    let mut columns = b.columns().to_vec();
+    columns[2] = Arc::new(Float64Array::from(noise));
+    b = RecordBatch::try_new(b.schema(), columns).unwrap();
+    let contract = TableContract::time_series("ts").with_series_key(["host"]);
+    lake.create_table("iot.raw", &b.schema(), &contract).await.unwrap();
+    lake.append("iot.raw", vec![b], AppendOptions::default()).await.unwrap();
+    // The store under the cache, and the cache over it, as the lake's layer sees them.
+    let slot: Arc<std::sync::Mutex<Option<Arc<dyn object_store::ObjectStore>>>> = Default::default();
+    let keep = slot.clone();
+    let cached = Lake::open_with_store_layer(&backend.url(), &backend.options(), move |s| {
+        *keep.lock().unwrap() = Some(s.clone());
+        s
+    })
+    .unwrap();
+    let raw = slot.lock().unwrap().clone().unwrap();
+    let files: Vec<object_store::ObjectMeta> = {
+        use futures::TryStreamExt;
+        raw.list(Some(&object_store::path::Path::from("iot/raw/data")))
+            .try_collect()
+            .await
+            .unwrap()
+    };
+    let file = files.iter().max_by_key(|m| m.size).unwrap().clone();
+    assert!(file.size > 1 << 20, "the file spans blocks: {} bytes", file.size);
+    let whole = raw.get(&file.location).await.unwrap().bytes().await.unwrap();
+    let through = cached.object_store();
+    let mut tasks = Vec::new();
+    for k in 0..16u64 {
+        let (store, location, whole) = (through.clone(), file.location.clone(), whole.clone());
+        let size = file.size;
+        tasks.push(tokio::spawn(async move {
+            let mut rng = varve_testkit::Rng(k + 1);
+            for _ in 0..40 {
+                let a = rng.next(size);
+                let len = rng.next((3 << 20).min(size - a) + 1);
+                let ranges = [
+                    a..a + len,
+                    (size - len.min(size))..size,
+                    ((1 << 20) - 3).min(size - 1)..(1 << 20).min(size),
+                ];
+                let got = store.get_ranges(&location, &ranges).await.unwrap();
+                for (r, g) in ranges.iter().zip(got) {
+                    assert_eq!(g.as_ref(), &whole[r.start as usize..r.end as usize], "range {r:?}");
+                }
+                let one = store.get_range(&location, a..a + len).await.unwrap();
+                assert_eq!(one.as_ref(), &whole[a as usize..(a + len) as usize]);
+            }
+        }));
+    }
+    for t in tasks {
+        t.await.unwrap();
+    }
+    let whole_again = through.get(&file.location).await.unwrap().bytes().await.unwrap();
+    assert_eq!(whole_again, whole);
+}
