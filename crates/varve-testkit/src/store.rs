@@ -142,8 +142,10 @@ impl Counters {
     }
 
     fn record(&self, start: Instant) {
+        // A request takes time: an instant answer still ends after it started.
+        let end = Instant::now().max(start + Duration::from_nanos(1));
         if let Ok(mut s) = self.spans.lock() {
-            s.push((start, Instant::now()));
+            s.push((start, end));
         }
     }
 }
@@ -234,8 +236,11 @@ impl ObjectStore for CountingStore {
 
     async fn put_multipart_opts(&self, location: &Path, opts: PutMultipartOptions) -> Result<Box<dyn MultipartUpload>> {
         inc(&self.counters.put, 1);
+        let start = Instant::now();
         self.latency.request().await;
-        let inner = self.inner.put_multipart_opts(location, opts).await?;
+        let inner = self.inner.put_multipart_opts(location, opts).await;
+        self.counters.record(start);
+        let inner = inner?;
         Ok(Box::new(CountingUpload {
             inner,
             counters: self.counters.clone(),
@@ -283,7 +288,9 @@ impl ObjectStore for CountingStore {
                 async move {
                     if l.is_ok() {
                         inc(&counters.delete, 1);
+                        let start = Instant::now();
                         latency.request().await;
+                        counters.record(start);
                     }
                     l
                 }
@@ -316,14 +323,20 @@ impl ObjectStore for CountingStore {
 
     async fn copy_opts(&self, from: &Path, to: &Path, options: CopyOptions) -> Result<()> {
         inc(&self.counters.copy, 1);
+        let start = Instant::now();
         self.latency.request().await;
-        self.inner.copy_opts(from, to, options).await
+        let r = self.inner.copy_opts(from, to, options).await;
+        self.counters.record(start);
+        r
     }
 
     async fn rename_opts(&self, from: &Path, to: &Path, options: RenameOptions) -> Result<()> {
         inc(&self.counters.rename, 1);
+        let start = Instant::now();
         self.latency.request().await;
-        self.inner.rename_opts(from, to, options).await
+        let r = self.inner.rename_opts(from, to, options).await;
+        self.counters.record(start);
+        r
     }
 }
 
@@ -369,17 +382,23 @@ impl MultipartUpload for CountingUpload {
         inc(&self.counters.put, 1);
         inc(&self.counters.bytes_written, data.content_length() as u64);
         let part = self.inner.put_part(data);
-        let latency = self.latency;
+        let (latency, counters) = (self.latency, self.counters.clone());
         Box::pin(async move {
+            let start = Instant::now();
             latency.request().await;
-            part.await
+            let r = part.await;
+            counters.record(start);
+            r
         })
     }
 
     async fn complete(&mut self) -> Result<PutResult> {
         inc(&self.counters.put, 1);
+        let start = Instant::now();
         self.latency.request().await;
-        self.inner.complete().await
+        let r = self.inner.complete().await;
+        self.counters.record(start);
+        r
     }
 
     async fn abort(&mut self) -> Result<()> {

@@ -451,7 +451,19 @@ impl Lake {
 
     /// Runs one SQL statement as a stream of batches (for results too large to collect).
     pub async fn sql_stream(&self, sql: &str) -> Result<(SchemaRef, SendableRecordBatchStream)> {
-        self.session(QueryOptions::default())?.sql_stream(sql).await
+        self.sql_stream_with(sql, &QueryOptions::default()).await
+    }
+
+    /// Runs one SQL statement as a stream of batches within `limits` (see
+    /// [`Session::sql_stream`]: the stream ends with an error past the timeout or row limit).
+    ///
+    /// Errors: as [`Lake::sql_with`], for planning.
+    pub async fn sql_stream_with(
+        &self,
+        sql: &str,
+        limits: &QueryOptions,
+    ) -> Result<(SchemaRef, SendableRecordBatchStream)> {
+        self.session(*limits)?.sql_stream(sql).await
     }
 
     /// The newest row of every series (the newest row of the table when it has no series key),

@@ -119,33 +119,52 @@ impl MetadataCache {
 }
 
 impl MetadataCache {
-    /// Notes that `version` is the newest version of `table` (whose metadata has `uuid`) now: a
-    /// load asked the store, or this process committed it. A lower version of the same table than
-    /// one already noted is ignored (a load that raced with this process's commit must not hide
-    /// it); a table made again under the same name (another uuid) replaces the entry.
-    pub(crate) fn saw_version(&self, table: &TableIdent, uuid: uuid::Uuid, version: u64) {
-        let key = table.to_string();
-        let keep = self
-            .versions
-            .get(&key)
-            .is_none_or(|(v, u, _)| v <= version || u != uuid);
-        if keep {
-            self.versions.insert(key, (version, uuid, Instant::now()));
-        }
+    /// Notes that `version` is the newest version of `table` (whose metadata has `uuid`) as of
+    /// `checked_at`: a load asked the store then, or this process committed it. Atomic per table:
+    /// of the same table the highest version stays (a load that raced with this process's
+    /// commit must not hide it); a table made again under the same name (another uuid) replaces
+    /// the entry only when checked after it (a load that started before a drop must not bring
+    /// the dropped table back).
+    pub(crate) fn saw_version(&self, table: &TableIdent, uuid: uuid::Uuid, version: u64, checked_at: Instant) {
+        use moka::ops::compute::Op;
+        self.versions
+            .entry(table.to_string())
+            .and_compute_with(|old| match old.map(|e| e.into_value()) {
+                None => Op::Put((version, uuid, checked_at)),
+                Some((v, u, at)) if u == uuid => match version.cmp(&v) {
+                    std::cmp::Ordering::Greater => Op::Put((version, uuid, checked_at)),
+                    std::cmp::Ordering::Equal => Op::Put((version, uuid, checked_at.max(at))),
+                    std::cmp::Ordering::Less => Op::Nop,
+                },
+                Some((_, _, at)) if checked_at > at => Op::Put((version, uuid, checked_at)),
+                Some(_) => Op::Nop,
+            });
     }
 
-    /// The newest version of `table` this process saw, and how long ago.
+    /// The newest version of `table` this process saw, and how long ago it was checked.
     pub(crate) fn recent_version(&self, table: &TableIdent) -> Option<(u64, std::time::Duration)> {
         self.versions
             .get(&table.to_string())
+            .filter(|(_, u, _)| !u.is_nil())
             .map(|(v, _, at)| (v, at.elapsed()))
     }
 
-    /// Forgets the version of a table that was dropped (`None`: of every table).
+    /// Notes that `table` was dropped now (`None`: every table): its versions are forgotten, and
+    /// loads that checked it before now cannot note them again.
     pub(crate) fn forget_version(&self, table: Option<&TableIdent>) {
         match table {
-            Some(t) => self.versions.invalidate(&t.to_string()),
+            Some(t) => self
+                .versions
+                .insert(t.to_string(), (0, uuid::Uuid::nil(), Instant::now())),
             None => self.versions.invalidate_all(),
+        }
+    }
+
+    /// Forgets the decoded metadata files `v1` to `v<last>` of `table` (dropped: the names will
+    /// be used again by a table made under the same name).
+    pub(crate) fn forget_metadata(&self, table: &TableIdent, last: u64) {
+        for v in 1..=last {
+            self.metadata.invalidate(table.metadata_file(v).as_ref());
         }
     }
 }

@@ -120,7 +120,17 @@ impl LoadedTable {
 ///
 /// Errors: [`ErrorKind::NotFound`] when the table does not exist.
 pub(crate) async fn load(storage: &Storage, cache: &MetadataCache, ident: &TableIdent) -> Result<LoadedTable> {
-    let known = cache.recent_version(ident).map(|(v, _)| v);
+    load_checked(storage, cache, ident, None).await
+}
+
+/// [`load`], starting from `known`, a version this process saw ([`find_current_version`]).
+async fn load_checked(
+    storage: &Storage,
+    cache: &MetadataCache,
+    ident: &TableIdent,
+    known: Option<u64>,
+) -> Result<LoadedTable> {
+    let checked_at = std::time::Instant::now();
     let found = find_current_version(storage, ident, known).await?;
     let Some((version, hint_stale)) = found else {
         cache.forget_version(Some(ident));
@@ -128,32 +138,35 @@ pub(crate) async fn load(storage: &Storage, cache: &MetadataCache, ident: &Table
     };
     let mut t = load_version(storage, cache, ident, version).await?;
     t.hint_stale = hint_stale;
-    cache.saw_version(ident, t.metadata.uuid(), version);
+    cache.saw_version(ident, t.metadata.uuid(), version, checked_at);
     Ok(t)
 }
 
 /// Reads the table's metadata for a reader: the version this process saw (loaded, checked or
 /// committed) within the version-check interval is used without asking the store (then, with
-/// its metadata cached, nothing is read); else as [`load`]. The interval is the table's
+/// its metadata cached, nothing is read); past it, the version is checked from the one seen, in
+/// one round trip ([`find_current_version`]). The interval is the table's
 /// `varve.version-check-interval` property, else the lake's `version-check-interval` option.
-/// Writers use [`load`]: a commit must build on the newest version.
+/// Writers use [`load`]: a commit must build on the newest version, and a writer that finds the
+/// version hint stale repairs it.
 ///
 /// Errors: as [`load`].
 pub(crate) async fn load_recent(storage: &Storage, cache: &MetadataCache, ident: &TableIdent) -> Result<LoadedTable> {
-    if let Some((version, age)) = cache.recent_version(ident) {
-        if let Ok(t) = load_version(storage, cache, ident, version).await {
-            let interval = t
-                .metadata
-                .properties()
-                .get(crate::format::properties::PROP_VERSION_CHECK_INTERVAL)
-                .and_then(|v| crate::format::properties::parse_duration(v).ok())
-                .unwrap_or(storage.options.version_check_interval);
-            if age < interval {
-                return Ok(t);
-            }
+    let Some((version, age)) = cache.recent_version(ident) else {
+        return load(storage, cache, ident).await;
+    };
+    if let Ok(t) = load_version(storage, cache, ident, version).await {
+        let interval = t
+            .metadata
+            .properties()
+            .get(crate::format::properties::PROP_VERSION_CHECK_INTERVAL)
+            .and_then(|v| crate::format::properties::parse_duration(v).ok())
+            .unwrap_or(storage.options.version_check_interval);
+        if age < interval {
+            return Ok(t);
         }
     }
-    load(storage, cache, ident).await
+    load_checked(storage, cache, ident, Some(version)).await
 }
 
 /// Rewrites a stale version hint of `t` so that plain Iceberg readers (DuckDB follows the hint)
@@ -332,8 +345,7 @@ pub(crate) async fn create(
     write_version_hint(storage, ident, 1).await?;
     let metadata = Arc::new(built.metadata);
     cache.put_metadata(ident.metadata_file(1).as_ref(), metadata.clone(), refs.clone(), size);
-    cache.forget_version(Some(ident));
-    cache.saw_version(ident, metadata.uuid(), 1);
+    cache.saw_version(ident, metadata.uuid(), 1, std::time::Instant::now());
     Ok(LoadedTable {
         ident: ident.clone(),
         version: 1,
@@ -504,11 +516,12 @@ pub(crate) async fn drop_namespace(
 ///
 /// Errors: [`ErrorKind::NotFound`].
 pub(crate) async fn drop_table(storage: &Storage, cache: &MetadataCache, ident: &TableIdent) -> Result<usize> {
-    if current_version(storage, ident).await?.is_none() {
+    let Some(last) = current_version(storage, ident).await? else {
         return Err(Error::not_found(format!("table {ident} does not exist")));
-    }
+    };
     let n = storage.delete_prefix(&ident.metadata_dir()).await?;
     cache.forget_version(Some(ident));
+    cache.forget_metadata(ident, last);
     Ok(n + storage.delete_prefix(&ident.prefix()).await?)
 }
 

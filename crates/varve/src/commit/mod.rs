@@ -222,7 +222,7 @@ async fn commit_inner(
         if matches!(outcome, Ok(true)) {
             // The next load of this table (inline maintenance, the next append) needs no parse.
             // A process sees its own commits at once, whatever the version-check interval.
-            cache.saw_version(&ident, metadata.uuid(), next);
+            cache.saw_version(&ident, metadata.uuid(), next, std::time::Instant::now());
             cache.put_metadata(ident.metadata_file(next).as_ref(), metadata, refs, json.len());
         }
         attempted.push((next, json));

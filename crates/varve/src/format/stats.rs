@@ -1,6 +1,8 @@
 //! Column statistics of data files (their Iceberg bounds and counts from the manifests) as
 //! DataFusion's [`PruningStatistics`], so that a predicate can rule out whole files before any is
-//! opened (scans, deletes).
+//! opened (scans, deletes), and as each scanned file's `Statistics`, so that DataFusion orders a
+//! scan's files for a sort (newest first for `ORDER BY time DESC`) and skips those a `LIMIT`'s
+//! running threshold rules out.
 
 use std::collections::HashSet;
 use std::sync::Arc;
@@ -8,7 +10,8 @@ use std::sync::Arc;
 use arrow::array::{ArrayRef, BooleanArray, UInt64Array};
 use arrow::datatypes::{DataType, SchemaRef, TimeUnit};
 use datafusion::common::pruning::PruningStatistics;
-use datafusion::common::{Column, ScalarValue};
+use datafusion::common::stats::Precision;
+use datafusion::common::{Column, ColumnStatistics, ScalarValue, Statistics};
 use iceberg::spec::{DataFile, Datum, PrimitiveLiteral};
 
 /// Per-file column statistics from the manifests, for DataFusion's `PruningPredicate`.
@@ -40,6 +43,49 @@ impl FileStats<'_> {
                 .unwrap_or_else(|| ScalarValue::try_from(&dt).unwrap_or(ScalarValue::Null))
         });
         ScalarValue::iter_to_array(values).ok()
+    }
+}
+
+impl FileStats<'_> {
+    /// File `i`'s statistics as DataFusion keeps them for one file of a scan (its
+    /// `PartitionedFile`): rows, bytes (inexact: Parquet, not Arrow), and each column's bounds and
+    /// null count from the manifest. Bounds are marked exact, as DataFusion's pruning of a file by
+    /// its statistics (the `FilePruner` of a scan, updated by a `TopK`'s dynamic filter) and its
+    /// ordering of a scan's files by them (sort pushdown) need: an Iceberg bound may be wider than
+    /// the values (a truncated string bound), which both only read as a bound. The scan's own
+    /// statistics stay without column bounds, so that no aggregate is answered from these.
+    pub(crate) fn file_statistics(&self, i: usize) -> Statistics {
+        let f = &self.files[i];
+        let column_statistics = self
+            .schema
+            .fields()
+            .iter()
+            .map(|field| {
+                let mut c = ColumnStatistics::new_unknown();
+                let id: Option<i32> = field
+                    .metadata()
+                    .get(parquet::arrow::PARQUET_FIELD_ID_META_KEY)
+                    .and_then(|v| v.parse().ok());
+                if let Some(id) = id {
+                    let dt = field.data_type();
+                    if let Some(v) = f.lower_bounds().get(&id).and_then(|d| datum_to_scalar(d, dt)) {
+                        c.min_value = Precision::Exact(v);
+                    }
+                    if let Some(v) = f.upper_bounds().get(&id).and_then(|d| datum_to_scalar(d, dt)) {
+                        c.max_value = Precision::Exact(v);
+                    }
+                    if let Some(n) = f.null_value_counts().get(&id) {
+                        c.null_count = Precision::Exact(*n as usize);
+                    }
+                }
+                c
+            })
+            .collect();
+        Statistics {
+            num_rows: Precision::Exact(f.record_count() as usize),
+            total_byte_size: Precision::Inexact(f.file_size_in_bytes() as usize),
+            column_statistics,
+        }
     }
 }
 

@@ -35,6 +35,8 @@ pub(crate) struct LakeCatalog {
     listed: Option<(Vec<String>, Vec<TableIdent>)>,
     /// The tables the statement names that exist, loaded before planning.
     loaded: HashMap<TableIdent, LoadedTable>,
+    /// The statement changes rows: tables are loaded as writers load them.
+    writes: bool,
 }
 
 impl LakeCatalog {
@@ -50,17 +52,29 @@ impl LakeCatalog {
             _ => Some(lake_catalog::list_layout(&env.storage).await?),
         };
         let named = named.unwrap_or_default();
+        let writes = crate::query::references::writes_rows(sql);
+        let (storage, cache) = (&env.storage, &env.cache);
         let loads = named
             .iter()
             .filter(|t| t.namespace != INFORMATION_SCHEMA)
-            .map(|t| lake_catalog::load_recent(&env.storage, &env.cache, t));
+            .map(|t| async move {
+                match writes {
+                    true => lake_catalog::load(storage, cache, t).await,
+                    false => lake_catalog::load_recent(storage, cache, t).await,
+                }
+            });
         let loaded = futures::future::join_all(loads)
             .await
             .into_iter()
             .filter_map(|r| r.ok())
             .map(|t| (t.ident.clone(), t))
             .collect();
-        Ok(LakeCatalog { env, listed, loaded })
+        Ok(LakeCatalog {
+            env,
+            listed,
+            loaded,
+            writes,
+        })
     }
 }
 
@@ -112,6 +126,7 @@ impl CatalogProvider for LakeCatalog {
             namespace: name.to_string(),
             tables,
             loaded,
+            writes: self.writes,
         }))
     }
 }
@@ -125,6 +140,8 @@ struct Namespace {
     tables: Vec<String>,
     /// Its tables that the statement names, loaded before planning.
     loaded: HashMap<String, LoadedTable>,
+    /// The statement changes rows: tables are loaded as writers load them.
+    writes: bool,
 }
 
 #[async_trait]
@@ -145,7 +162,10 @@ impl SchemaProvider for Namespace {
         };
         let loaded = match self.loaded.get(table_name) {
             Some(t) => t.clone(),
-            None => match lake_catalog::load_recent(&self.env.storage, &self.env.cache, &ident).await {
+            None => match match self.writes {
+                true => lake_catalog::load(&self.env.storage, &self.env.cache, &ident).await,
+                false => lake_catalog::load_recent(&self.env.storage, &self.env.cache, &ident).await,
+            } {
                 Ok(t) => t,
                 Err(e) if e.kind() == ErrorKind::NotFound => return Ok(None),
                 Err(e) => return Err(e.into()),

@@ -206,15 +206,15 @@ impl TableProvider for VarveTable {
             }
             None => None,
         };
-        // (path, bytes, rows) of each file to read.
-        let mut kept: Vec<(String, u64, u64)> = Vec::new();
+        // (path, bytes, rows, statistics) of each file to read.
+        let mut kept: Vec<(String, u64, u64, Option<Arc<Statistics>>)> = Vec::new();
         let files_total;
         match &self.last_values {
             Some(ix) => {
                 // The snapshot's last-value index stands for its data files: one small file.
                 files_total = 1;
                 let path = self.env.storage.path_of(&ix.location)?;
-                kept.push((path.to_string(), ix.bytes, 0));
+                kept.push((path.to_string(), ix.bytes, 0, None));
             }
             None => {
                 let files = lake_catalog::data_files(
@@ -226,18 +226,24 @@ impl TableProvider for VarveTable {
                 .await?;
                 files_total = files.len();
                 let mut keep = vec![true; files.len()];
+                let stats = FileStats {
+                    files: &files,
+                    schema: &self.schema,
+                };
                 if let Some(physical) = &predicate {
                     if let Ok(pruning) = PruningPredicate::try_new(physical.clone(), self.schema.clone()) {
-                        let stats = FileStats {
-                            files: &files,
-                            schema: &self.schema,
-                        };
                         keep = pruning.prune(&stats)?;
                     }
                 }
-                for (f, _) in files.iter().zip(&keep).filter(|(_, k)| **k) {
+                for (i, f) in files.iter().enumerate().filter(|(i, _)| keep[*i]) {
                     let path = self.env.storage.path_of(f.file_path())?;
-                    kept.push((path.to_string(), f.file_size_in_bytes(), f.record_count()));
+                    let file_stats = Arc::new(stats.file_statistics(i));
+                    kept.push((
+                        path.to_string(),
+                        f.file_size_in_bytes(),
+                        f.record_count(),
+                        Some(file_stats),
+                    ));
                 }
             }
         }
@@ -263,9 +269,13 @@ impl TableProvider for VarveTable {
         let groups_n = state.config().target_partitions().max(1).min(kept.len().max(1));
         let mut groups: Vec<Vec<PartitionedFile>> = vec![vec![]; groups_n];
         let mut rows = 0u64;
-        for (i, (path, bytes, n)) in kept.into_iter().enumerate() {
+        for (i, (path, bytes, n, file_stats)) in kept.into_iter().enumerate() {
             rows += n;
-            groups[i % groups_n].push(PartitionedFile::new(path, bytes));
+            let mut file = PartitionedFile::new(path, bytes);
+            if let Some(s) = file_stats {
+                file = file.with_statistics(s);
+            }
+            groups[i % groups_n].push(file);
         }
         let mut statistics = Statistics::new_unknown(&self.schema);
         if self.last_values.is_none() {

@@ -57,6 +57,26 @@ pub fn referenced_tables(sql: &str) -> Result<Vec<TableIdent>> {
     Ok(tables)
 }
 
+/// Whether a statement of `sql` changes rows (`INSERT`, `DELETE`, `UPDATE`, `MERGE`): its
+/// tables are loaded as a writer loads them, newest version checked, so that the rows it picks
+/// are bound to the newest schema. Text that does not parse counts as writing.
+pub(crate) fn writes_rows(sql: &str) -> bool {
+    let Ok(rewritten) = time_travel::rewrite(sql) else {
+        return true;
+    };
+    let text = rewritten.as_deref().unwrap_or(sql);
+    let Ok(statements) = DFParser::parse_sql(text) else {
+        return true;
+    };
+    statements.iter().any(|s| match s {
+        DFStatement::Statement(s) => matches!(
+            s.as_ref(),
+            Statement::Insert(_) | Statement::Delete(_) | Statement::Update { .. } | Statement::Merge { .. }
+        ),
+        _ => false,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -86,6 +106,9 @@ mod tests {
         assert_eq!(names("CREATE TABLE iot.n AS SELECT * FROM ops.b"), ["iot.n", "ops.b"]);
         assert_eq!(names("DROP TABLE iot.n, m"), ["default.m", "iot.n"]);
         assert_eq!(names("ALTER TABLE iot.n ADD COLUMN y DOUBLE"), ["iot.n"]);
+        assert!(writes_rows("DELETE FROM iot.a WHERE ts < now()"));
+        assert!(writes_rows("INSERT INTO iot.a SELECT * FROM ops.b"));
+        assert!(!writes_rows("SELECT * FROM iot.a"));
         // Schema statements name no table: a caller that scopes access by namespace must look at them.
         assert_eq!(names("DROP SCHEMA iot CASCADE"), Vec::<String>::new());
     }

@@ -252,27 +252,38 @@ impl Session {
         };
         match limits.timeout {
             // Planning counts too: it reads metadata.
-            Some(t) => tokio::time::timeout(t, run).await.map_err(|_| {
-                Error::new(
-                    ErrorKind::Timeout,
-                    format!(
-                        "the query ran past its timeout of {:.3} s and was cancelled",
-                        t.as_secs_f64()
-                    ),
-                )
-            })?,
+            Some(t) => tokio::time::timeout(t, run).await.map_err(|_| timeout_error(t))?,
             None => run.await,
         }
     }
 
-    /// Runs one SQL statement as a stream of batches (for results too large to collect). The
-    /// session's timeout and row limit do not apply to a stream; its memory limit does.
+    /// Runs one SQL statement as a stream of batches (for results too large to collect), within
+    /// the session's limits: the timeout counts from the call to the last batch (planning
+    /// included; a consumer that waits between batches spends it too), and the stream ends with
+    /// an error once it passes the row limit or the timeout (the query is cancelled when the
+    /// stream is dropped).
     ///
-    /// Errors: as [`Session::sql`], for planning.
+    /// Errors: as [`Session::sql`], for planning; the stream's items carry
+    /// [`crate::ErrorKind::Timeout`] and [`crate::ErrorKind::LimitExceeded`] as external
+    /// DataFusion errors (`crate::Error::from` turns them back).
     pub async fn sql_stream(&self, sql: &str) -> Result<(SchemaRef, SendableRecordBatchStream)> {
-        let prepared = self.prepare(sql).await?;
-        let schema = prepared.schema();
-        Ok((schema, prepared.stream().await?))
+        let limits = self.limits;
+        let started = tokio::time::Instant::now();
+        let plan = async {
+            let prepared = self.prepare(sql).await?;
+            let schema = prepared.schema();
+            Ok::<_, Error>((schema, prepared.stream().await?))
+        };
+        let (schema, stream) = match limits.timeout {
+            Some(t) => tokio::time::timeout_at(started + t, plan)
+                .await
+                .map_err(|_| timeout_error(t))??,
+            None => plan.await?,
+        };
+        if limits.timeout.is_none() && limits.max_rows.is_none() {
+            return Ok((schema, stream));
+        }
+        Ok((schema.clone(), limited(schema, stream, limits, started)))
     }
 
     /// Plans `sql` (after the time-travel rewrite) against the lake's tables as they are now.
@@ -331,6 +342,59 @@ impl Session {
             storage: self.storage.clone(),
         })
     }
+}
+
+/// The error of a query cancelled at its timeout `t`.
+fn timeout_error(t: Duration) -> Error {
+    Error::new(
+        ErrorKind::Timeout,
+        format!(
+            "the query ran past its timeout of {:.3} s and was cancelled",
+            t.as_secs_f64()
+        ),
+    )
+}
+
+/// The error of a result that passed `max` rows.
+fn too_many_rows(max: usize) -> Error {
+    Error::new(
+        ErrorKind::LimitExceeded,
+        format!("the result has more than {max} rows (max_rows); add a LIMIT or a filter"),
+    )
+}
+
+/// `stream` ending with an error once it passes `limits.max_rows` rows or `limits.timeout` from
+/// `started`.
+fn limited(
+    schema: SchemaRef,
+    stream: SendableRecordBatchStream,
+    limits: QueryOptions,
+    started: tokio::time::Instant,
+) -> SendableRecordBatchStream {
+    use datafusion::physical_plan::stream::RecordBatchStreamAdapter;
+    type Item = datafusion::error::Result<RecordBatch>;
+    let deadline = limits.timeout.map(|t| (started + t, t));
+    let batches = futures::stream::unfold(Some((stream, 0usize)), move |state| async move {
+        let (mut stream, rows) = state?;
+        let next = match deadline {
+            Some((at, t)) => match tokio::time::timeout_at(at, stream.next()).await {
+                Ok(next) => next,
+                Err(_) => return Some((Item::Err(timeout_error(t).into()), None)),
+            },
+            None => stream.next().await,
+        };
+        match next? {
+            Ok(b) => {
+                let rows = rows + b.num_rows();
+                match limits.max_rows {
+                    Some(max) if rows > max => Some((Item::Err(too_many_rows(max).into()), None)),
+                    _ => Some((Item::Ok(b), Some((stream, rows)))),
+                }
+            }
+            Err(e) => Some((Item::Err(e), None)),
+        }
+    });
+    Box::pin(RecordBatchStreamAdapter::new(schema, batches))
 }
 
 /// Why a statement did not plan: Varve's own rewrite refused it, or DataFusion did.
@@ -468,10 +532,7 @@ impl Prepared {
             rows += b.num_rows();
             if let Some(max) = limits.max_rows {
                 if rows > max {
-                    return Err(Error::new(
-                        ErrorKind::LimitExceeded,
-                        format!("the result has more than {max} rows (max_rows); add a LIMIT or a filter"),
-                    ));
+                    return Err(too_many_rows(max));
                 }
             }
             batches.push(b);

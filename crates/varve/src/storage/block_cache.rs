@@ -211,18 +211,41 @@ impl BlockCache {
     /// blocks of at most `blocks_per_request` blocks, all at once.
     async fn read(&self, location: &Path, ranges: &[Range<u64>]) -> Result<(Vec<Bytes>, ObjectMeta)> {
         let name = location.to_string();
+        if let Some(r) = ranges.iter().find(|r| r.start > r.end) {
+            return Err(object_store::Error::Generic {
+                store: "varve block cache",
+                source: format!("range {}..{} of {location} ends before it starts", r.start, r.end).into(),
+            });
+        }
         let mut meta = self.metas.get(&name);
-        let size = meta.as_ref().map(|m| m.size);
-        let end_of = |r: &Range<u64>| size.map_or(r.end, |s| r.end.min(s));
         let mut wanted = BTreeSet::new();
         for r in ranges {
-            let end = end_of(r);
+            let end = meta.as_ref().map_or(r.end, |m| r.end.min(m.size));
             if end > r.start {
                 wanted.extend(r.start / BLOCK_BYTES..end.div_ceil(BLOCK_BYTES));
             }
         }
+        // The object's size is not known yet: learn it from the first block, so that no GET asks
+        // for blocks past the end (a store answers a range that starts there with an error).
         let mut have: std::collections::HashMap<u64, Bytes> = std::collections::HashMap::new();
+        if meta.is_none() && wanted.len() > 1 {
+            if let Some(&first) = wanted.iter().next() {
+                self.fetch(
+                    location,
+                    &name,
+                    std::slice::from_ref(&(first..first + 1)),
+                    &mut have,
+                    &mut meta,
+                )
+                .await?;
+                if let Some(m) = &meta {
+                    let blocks = m.size.div_ceil(BLOCK_BYTES);
+                    wanted.retain(|b| *b < blocks);
+                }
+            }
+        }
         let mut missing = Vec::new();
+        let wanted: Vec<u64> = wanted.into_iter().filter(|b| !have.contains_key(b)).collect();
         for b in wanted {
             match self.lookup(&(name.clone(), b)) {
                 Some(bytes) => {
@@ -239,38 +262,7 @@ impl BlockCache {
                 _ => runs.push(b..b + 1),
             }
         }
-        let fetches = runs.iter().map(|r| {
-            let options = GetOptions {
-                range: Some(GetRange::Bounded(r.start * BLOCK_BYTES..r.end * BLOCK_BYTES)),
-                ..Default::default()
-            };
-            async move {
-                let got = self.inner.get_opts(location, options).await?;
-                let got_meta = got.meta.clone();
-                let start = got.range.start;
-                let bytes = got.bytes().await?;
-                Ok::<_, object_store::Error>((start, bytes, got_meta))
-            }
-        });
-        for (start, bytes, got_meta) in futures::future::try_join_all(fetches).await? {
-            add(&self.counters.requests, 1);
-            add(&self.counters.fetched_bytes, bytes.len() as u64);
-            let mut at = 0usize;
-            let mut block = start / BLOCK_BYTES;
-            while at < bytes.len() {
-                let end = (at + BLOCK_BYTES as usize).min(bytes.len());
-                let piece = bytes.slice(at..end);
-                add(&self.counters.misses, 1);
-                self.keep((name.clone(), block), piece.clone());
-                have.insert(block, piece);
-                at = end;
-                block += 1;
-            }
-            if meta.is_none() {
-                self.metas.insert(name.clone(), got_meta.clone());
-                meta = Some(got_meta);
-            }
-        }
+        self.fetch(location, &name, &runs, &mut have, &mut meta).await?;
         let meta = match meta {
             Some(m) => m,
             // Every range was empty and nothing is known of the object: ask the store.
@@ -296,6 +288,57 @@ impl BlockCache {
             out.push(assemble(&have, r.start..end)?);
         }
         Ok((out, meta))
+    }
+
+    /// Fetches `runs` of blocks of `location` at once, one GET each, into `have` and the cache;
+    /// sets `meta` from the first answer when it is `None`. A block is kept as its own buffer
+    /// (copied out of a response of several blocks), so that a cached block never holds a whole
+    /// response in memory.
+    async fn fetch(
+        &self,
+        location: &Path,
+        name: &str,
+        runs: &[Range<u64>],
+        have: &mut std::collections::HashMap<u64, Bytes>,
+        meta: &mut Option<ObjectMeta>,
+    ) -> Result<()> {
+        let fetches = runs.iter().map(|r| {
+            let options = GetOptions {
+                range: Some(GetRange::Bounded(r.start * BLOCK_BYTES..r.end * BLOCK_BYTES)),
+                ..Default::default()
+            };
+            async move {
+                let got = self.inner.get_opts(location, options).await?;
+                let got_meta = got.meta.clone();
+                let start = got.range.start;
+                let bytes = got.bytes().await?;
+                Ok::<_, object_store::Error>((start, bytes, got_meta))
+            }
+        });
+        for (start, bytes, got_meta) in futures::future::try_join_all(fetches).await? {
+            add(&self.counters.requests, 1);
+            add(&self.counters.fetched_bytes, bytes.len() as u64);
+            let several = bytes.len() as u64 > BLOCK_BYTES;
+            let mut at = 0usize;
+            let mut block = start / BLOCK_BYTES;
+            while at < bytes.len() {
+                let end = (at + BLOCK_BYTES as usize).min(bytes.len());
+                let piece = match several {
+                    true => Bytes::copy_from_slice(&bytes[at..end]),
+                    false => bytes.slice(at..end),
+                };
+                add(&self.counters.misses, 1);
+                self.keep((name.to_string(), block), piece.clone());
+                have.insert(block, piece);
+                at = end;
+                block += 1;
+            }
+            if meta.is_none() {
+                self.metas.insert(name.to_string(), got_meta.clone());
+                *meta = Some(got_meta);
+            }
+        }
+        Ok(())
     }
 }
 
