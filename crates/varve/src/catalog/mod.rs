@@ -225,10 +225,14 @@ async fn find_current_version(
     ident: &TableIdent,
     known: Option<u64>,
 ) -> Result<Option<(u64, bool)>> {
-    if let Some(v) = known {
+    // Whether `v<v>` exists and whether `v<v+1>` does, asked at once.
+    let both = |v: u64| async move {
         let (this, next) = (ident.metadata_file(v), ident.metadata_file(v + 1));
         let (this, next) = futures::join!(storage.exists(&this), storage.exists(&next));
-        if this? && !next? {
+        Ok::<_, Error>((this?, next?))
+    };
+    if let Some(v) = known {
+        if let (true, false) = both(v).await? {
             return Ok(Some((v, false)));
         }
     }
@@ -240,8 +244,14 @@ async fn find_current_version(
             .ok(),
         None => None,
     };
-    let mut version = match hint {
-        Some(v) if storage.exists(&ident.metadata_file(v)).await? => v,
+    let hinted = match hint {
+        Some(v) => Some((v, both(v).await?)),
+        None => None,
+    };
+    let mut version = match hinted {
+        // The usual case, one round trip after the hint: it names the newest version.
+        Some((v, (true, false))) => return Ok(Some((v, false))),
+        Some((v, (true, true))) => v + 1,
         _ => {
             // No usable hint: list the metadata directory.
             let names = storage.list_files(&ident.metadata_dir()).await?;

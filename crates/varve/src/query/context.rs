@@ -1,6 +1,6 @@
 //! The lake's query context: what every SQL session of a lake shares, built once when the lake is
 //! opened. It holds a DataFusion `SessionState` with the lake's settings, its object store (behind
-//! the block cache), the footer cache, Varve's functions and optimizer rule. Each session is made
+//! the block cache), the footer cache, Varve's functions and optimizer rules. Each session is made
 //! from it by DataFusion's `SessionStateBuilder::new_from_existing`, with a catalog list of its own
 //! (so that sessions never see each other's registrations) and, when asked, a memory pool of its
 //! own. A server shares one context across all its queries.
@@ -21,7 +21,7 @@ use crate::error::Result;
 use crate::query::catalog::CATALOG;
 use crate::query::provider::STORE_URL;
 use crate::query::session::QueryOptions;
-use crate::query::{functions, newest, store};
+use crate::query::{file_order, functions, newest, store};
 use crate::storage::Storage;
 
 /// What the sessions of one lake share (module docs). Cheap to clone.
@@ -64,6 +64,8 @@ impl QueryContext {
             .with_default_features()
             // After DataFusion's rules: newest-row queries read the last-value index.
             .with_optimizer_rule(Arc::new(newest::NewestFromIndex))
+            // After DataFusion's physical rules: a top-k sort's scan reads its files in order.
+            .with_physical_optimizer_rule(Arc::new(file_order::FilesInSortOrder))
             .build();
         for f in functions::scalar() {
             base.register_udf(f)?;

@@ -7,12 +7,13 @@
 //! it, naming the object in every read error (`store`), the Parquet reader with the lake's footer
 //! cache (`footers`), SQL DDL (`ddl`: CREATE/DROP TABLE and
 //! SCHEMA, ALTER TABLE), the rewrite that answers newest-row queries from the last-value index
-//! (`newest`), the context the lake's sessions share (`context`), and the session that runs a
+//! (`newest`), the rule that reads a top-k sort's files in order (`file_order`), the context the lake's sessions share (`context`), and the session that runs a
 //! statement (`session`). It must not write metadata except through `commit`.
 
 pub(crate) mod catalog;
 pub(crate) mod context;
 pub(crate) mod ddl;
+pub(crate) mod file_order;
 pub(crate) mod footers;
 pub(crate) mod functions;
 pub(crate) mod newest;

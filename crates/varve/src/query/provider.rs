@@ -190,6 +190,12 @@ impl TableProvider for VarveTable {
         let mut source = ParquetSource::new(self.schema.clone())
             .with_enable_page_index(true)
             .with_parquet_file_reader_factory(Arc::new(footers));
+        // Late materialization: the scan applies filters row by row as it decodes (the columns a
+        // filter reads first, the rest only for rows that pass), and no filter operator sits
+        // above it, so its batches reach a sort or limit as each file is read.
+        if self.env.storage.options.filter_pushdown(self.env.storage.kind) {
+            source = source.with_pushdown_filters(true).with_reorder_filters(true);
+        }
         let mut filters = filters.to_vec();
         // Rows older than the table's retention are never seen, even before maintenance drops
         // their files: the bound prunes files and is applied row by row in the scan.

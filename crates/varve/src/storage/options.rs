@@ -9,6 +9,7 @@
 //! | `cache-memory-bytes` | `256MiB` | bytes of blocks kept in memory |
 //! | `cache-dir` | none | directory of the disk cache, shared by processes (`cache=disk` needs it; setting it implies `cache=disk`) |
 //! | `cache-disk-bytes` | `10GiB` | bytes of blocks kept in `cache-dir` by this process |
+//! | `filter-pushdown` | `auto` | scans apply filters as they decode (late materialization): `on`, `off`, or `auto` (on for local directories and memory, off on object storage, where reading a filter's columns first costs a request per column chunk) |
 //! | `cache-request-bytes` | `1MiB` | largest GET the cache makes (whole blocks of 1 MiB); longer misses are split into GETs made in parallel |
 
 use std::collections::HashMap;
@@ -47,6 +48,15 @@ pub(crate) struct LakeOptions {
     pub(crate) cache_dir: Option<PathBuf>,
     pub(crate) cache_disk_bytes: u64,
     pub(crate) cache_request_bytes: u64,
+    /// `None`: auto.
+    pub(crate) filter_pushdown: Option<bool>,
+}
+
+impl LakeOptions {
+    /// Whether scans of a lake of `kind` apply filters as they decode (`filter-pushdown`).
+    pub(crate) fn filter_pushdown(&self, kind: crate::StorageKind) -> bool {
+        self.filter_pushdown.unwrap_or(!matches!(kind, crate::StorageKind::S3))
+    }
 }
 
 impl Default for LakeOptions {
@@ -58,6 +68,7 @@ impl Default for LakeOptions {
             cache_dir: None,
             cache_disk_bytes: DEFAULT_CACHE_DISK_BYTES,
             cache_request_bytes: DEFAULT_CACHE_REQUEST_BYTES,
+            filter_pushdown: None,
         }
     }
 }
@@ -83,6 +94,14 @@ impl LakeOptions {
                         "off" | "none" => CacheMode::Off,
                         _ => return Err(bad(Error::invalid("expected memory, disk or off"))),
                     })
+                }
+                "filter-pushdown" => {
+                    out.filter_pushdown = match v.to_ascii_lowercase().as_str() {
+                        "auto" => None,
+                        "on" | "true" => Some(true),
+                        "off" | "false" => Some(false),
+                        _ => return Err(bad(Error::invalid("expected auto, on or off"))),
+                    }
                 }
                 "cache-memory-bytes" => out.cache_memory_bytes = bytes()?,
                 "cache-dir" => out.cache_dir = Some(PathBuf::from(v)),
@@ -137,5 +156,9 @@ mod tests {
         assert!(e.message().contains("cache=\"ssd\""), "{e}");
         assert!(take(&[("cache-request-bytes", "1")]).is_err());
         assert!(take(&[("version-check-interval", "soon")]).is_err());
+        let (o, _) = take(&[("filter_pushdown", "off")]).unwrap();
+        assert!(!o.filter_pushdown(crate::StorageKind::Local));
+        let o = LakeOptions::default();
+        assert!(o.filter_pushdown(crate::StorageKind::Local) && !o.filter_pushdown(crate::StorageKind::S3));
     }
 }

@@ -45,14 +45,18 @@ fn batch(hosts: usize, per_host: usize, start: i64) -> RecordBatch {
 
 /// A lake on `backend` whose requests are counted, with Varve's `extra` options.
 fn counted(backend: &Backend, extra: &[(&str, &str)]) -> (Lake, Arc<Counters>) {
+    counted_with(backend, extra, Latency::default())
+}
+
+/// As [`counted`], each request delayed by `latency` (as a remote store's round trip).
+fn counted_with(backend: &Backend, extra: &[(&str, &str)], latency: Latency) -> (Lake, Arc<Counters>) {
     let counters = Arc::new(Counters::default());
     let mut options = backend.options();
     for (k, v) in extra {
         options.insert(k.to_string(), v.to_string());
     }
     let c = counters.clone();
-    let lake =
-        Lake::open_with_store_layer(&backend.url(), &options, move |s| instrument(s, Latency::default(), c)).unwrap();
+    let lake = Lake::open_with_store_layer(&backend.url(), &options, move |s| instrument(s, latency, c)).unwrap();
     (lake, counters)
 }
 
@@ -80,12 +84,21 @@ const SELECTIVE: &str = "SELECT ts, v FROM iot.readings WHERE host = 'h2' AND ts
 async fn warm_repeats_ask_nothing_within_the_version_check_interval() {
     let backend = Backend::s3();
     make_table(&backend.open()).await;
-    // A fresh process.
-    let (lake, counters) = counted(&backend, &[("version-check-interval", "2s")]);
+    // A fresh process, 20 ms per request (the round trips are then plain to see: requests made
+    // at once overlap).
+    let latency = Latency {
+        delay_ms: 20.0,
+        bandwidth: None,
+    };
+    let (lake, counters) = counted_with(&backend, &[("version-check-interval", "3s")], latency);
     let (cold, first) = requests(&counters, lake.sql(SELECTIVE)).await;
     let cold = cold.unwrap();
     assert_eq!(cold.num_rows(), 180);
     eprintln!("selective query, cold: {first:?}");
+    // The version hint; both metadata versions around it at once; the metadata file, the
+    // manifest list, the manifest; the data. (The head object of the fast-paths issue is to
+    // make this 2.)
+    assert!(first.round_trips <= 6, "{first:?}");
     let (warm, second) = requests(&counters, lake.sql(SELECTIVE)).await;
     assert_eq!(rows(&warm.unwrap().batches), rows(&cold.batches));
     assert_eq!(
@@ -99,7 +112,7 @@ async fn warm_repeats_ask_nothing_within_the_version_check_interval() {
     let (_, fourth) = requests(&counters, lake.latest("iot.readings")).await;
     assert_eq!(fourth.total(), 0, "a warm latest asks nothing: {fourth:?}");
     // Past the interval: one round trip asks whether the version is still the newest.
-    tokio::time::sleep(Duration::from_millis(2100)).await;
+    tokio::time::sleep(Duration::from_millis(3100)).await;
     let (again, fifth) = requests(&counters, lake.sql(SELECTIVE)).await;
     assert_eq!(rows(&again.unwrap().batches), rows(&cold.batches));
     assert_eq!(fifth.round_trips, 1, "after the interval, one round trip: {fifth:?}");
@@ -297,7 +310,8 @@ async fn cached_ranges_equal_the_stores() {
 
 /// `ORDER BY ts DESC LIMIT k` reads the newest files first and skips those that cannot hold a
 /// newer row than the k it has (DataFusion's TopK threshold against each file's bounds), with
-/// and without a filter; the answers equal a plain sort of the rows written.
+/// and without a filter (applied in the scan: `filter-pushdown` is on for local lakes); the
+/// answers equal a plain sort of the rows written.
 #[tokio::test(flavor = "multi_thread")]
 async fn newest_first_scans_skip_older_files() {
     let backend = Backend::local();
@@ -370,9 +384,11 @@ async fn newest_first_scans_skip_older_files() {
             .take(2)
             .map(|s| s.parse().unwrap())
             .collect();
-        eprintln!("{sql}: files opened {} of {}", numbers[1], numbers[0]);
+        // One file per group (two groups on these two cores, one more when the threshold
+        // comes late): the rest are ruled out by their bounds.
+        assert_eq!(numbers[0], 12, "{plan}");
         assert!(
-            numbers[1] < numbers[0],
+            numbers[1] <= 3,
             "{sql}: files opened {} of {}:\n{plan}",
             numbers[1],
             numbers[0]

@@ -1,0 +1,147 @@
+//! Newest-first (or oldest-first) scans: a physical optimizer rule that, under a sort with a limit
+//! (`ORDER BY ts DESC LIMIT k`, a `TopK`) on a column, makes each file group of the scan below it
+//! read its files in that column's order by their bounds: by upper bound, highest first, for a
+//! descending sort; by lower bound, lowest first, for an ascending one. The `TopK` then holds its
+//! k rows after the first files, and its running threshold (DataFusion's dynamic filter, pushed
+//! into the Parquet scan) rules out the remaining files by their bounds before they are opened.
+//!
+//! DataFusion's own sort pushdown orders files the same way but stops at a `FilterExec`
+//! (`WHERE host = 'h1' ORDER BY ts DESC LIMIT 3`); this rule passes filters, projections that
+//! keep the column, and the repartitioning nodes between. Files without bounds for
+//! the column come first (they may hold anything). A scan that declares an output ordering is
+//! left alone (its file order is part of that ordering). The order of rows within a file, and the
+//! result, do not change: the sort stays.
+
+use std::cmp::Ordering;
+use std::sync::Arc;
+
+use datafusion::common::config::ConfigOptions;
+use datafusion::common::tree_node::{Transformed, TreeNode};
+use datafusion::common::ScalarValue;
+use datafusion::datasource::listing::PartitionedFile;
+use datafusion::datasource::physical_plan::{FileGroup, FileScanConfig, FileScanConfigBuilder};
+use datafusion::datasource::source::DataSourceExec;
+use datafusion::error::Result;
+use datafusion::physical_expr::expressions::Column;
+use datafusion::physical_optimizer::PhysicalOptimizerRule;
+use datafusion::physical_plan::coop::CooperativeExec;
+use datafusion::physical_plan::filter::FilterExec;
+use datafusion::physical_plan::projection::ProjectionExec;
+use datafusion::physical_plan::repartition::RepartitionExec;
+use datafusion::physical_plan::sorts::sort::SortExec;
+use datafusion::physical_plan::ExecutionPlan;
+
+/// The rule (module docs).
+#[derive(Debug)]
+pub(crate) struct FilesInSortOrder;
+
+impl PhysicalOptimizerRule for FilesInSortOrder {
+    fn optimize(&self, plan: Arc<dyn ExecutionPlan>, _config: &ConfigOptions) -> Result<Arc<dyn ExecutionPlan>> {
+        plan.transform_down(|node| {
+            let Some(sort) = node.downcast_ref::<SortExec>() else {
+                return Ok(Transformed::no(node));
+            };
+            if sort.fetch().is_none() {
+                return Ok(Transformed::no(node));
+            }
+            let first = sort.expr().first();
+            let Some(column) = first.expr.downcast_ref::<Column>() else {
+                return Ok(Transformed::no(node));
+            };
+            match reorder(sort.input().clone(), column.name(), first.options.descending)? {
+                Some(input) => {
+                    let node = node.clone().with_new_children(vec![input])?;
+                    Ok(Transformed::yes(node))
+                }
+                None => Ok(Transformed::no(node)),
+            }
+        })
+        .map(|t| t.data)
+    }
+
+    fn name(&self) -> &str {
+        "varve_files_in_sort_order"
+    }
+
+    fn schema_check(&self) -> bool {
+        true
+    }
+}
+
+/// `plan` with the files of the scan at its bottom in the order of `column`, or `None` when the
+/// path down to a file scan passes a node that could change what `column` is or which rows come.
+fn reorder(plan: Arc<dyn ExecutionPlan>, column: &str, descending: bool) -> Result<Option<Arc<dyn ExecutionPlan>>> {
+    if let Some(scan) = plan.downcast_ref::<DataSourceExec>() {
+        let Some(config) = scan.data_source().downcast_ref::<FileScanConfig>() else {
+            return Ok(None);
+        };
+        if !config.output_ordering.is_empty() {
+            return Ok(None);
+        }
+        let Ok(index) = config.file_schema().index_of(column) else {
+            return Ok(None);
+        };
+        let groups: Vec<FileGroup> = config
+            .file_groups
+            .iter()
+            .map(|g| {
+                let mut files = g.files().to_vec();
+                files.sort_by(|a, b| compare(bound(a, index, descending), bound(b, index, descending), descending));
+                FileGroup::new(files)
+            })
+            .collect();
+        let config = FileScanConfigBuilder::from(config.clone())
+            .with_file_groups(groups)
+            .build();
+        return Ok(Some(DataSourceExec::from_data_source(config)));
+    }
+    let mut column = column.to_string();
+    if let Some(projection) = plan.downcast_ref::<ProjectionExec>() {
+        // The column must come through the projection as a column (perhaps renamed).
+        let source = projection.expr().iter().find_map(|p| {
+            let c = p.expr.downcast_ref::<Column>()?;
+            (p.alias == column).then(|| c.name().to_string())
+        });
+        match source {
+            Some(name) => column = name,
+            None => return Ok(None),
+        }
+    } else if !(plan.is::<FilterExec>() || plan.is::<RepartitionExec>() || plan.is::<CooperativeExec>()) {
+        return Ok(None);
+    }
+    let children = plan.children();
+    let [child] = children.as_slice() else {
+        return Ok(None);
+    };
+    match reorder((*child).clone(), &column, descending)? {
+        Some(child) => Ok(Some(plan.clone().with_new_children(vec![child])?)),
+        None => Ok(None),
+    }
+}
+
+/// A file's bound of column `index` that a sort in this direction reads first: the upper bound
+/// for a descending sort, the lower for an ascending one.
+fn bound(file: &PartitionedFile, index: usize, descending: bool) -> Option<ScalarValue> {
+    let column = file.statistics.as_ref()?.column_statistics.get(index)?;
+    let value = match descending {
+        true => column.max_value.get_value()?,
+        false => column.min_value.get_value()?,
+    };
+    (!value.is_null()).then(|| value.clone())
+}
+
+/// Files without a bound first, then by bound in the sort's direction.
+fn compare(a: Option<ScalarValue>, b: Option<ScalarValue>, descending: bool) -> Ordering {
+    match (a, b) {
+        (None, None) => Ordering::Equal,
+        (None, Some(_)) => Ordering::Less,
+        (Some(_), None) => Ordering::Greater,
+        (Some(a), Some(b)) => {
+            let o = a.partial_cmp(&b).unwrap_or(Ordering::Equal);
+            match descending {
+                true => o.reverse(),
+                false => o,
+            }
+        }
+    }
+}
