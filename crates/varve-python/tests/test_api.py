@@ -172,3 +172,24 @@ def test_a_missing_local_lake_is_an_error_unless_create(tmp_path):
         t = lake.create_table("e", readings(0, 1).schema, time_column="ts", series_key=["host"])
         assert t.latest().num_rows == 0, "an empty table answers with no rows"
     assert missing.is_dir()
+
+
+def test_cache_options_and_stats(tmp_path):
+    """The block cache's options are storage options; its counters come back as a dict."""
+    url = str(tmp_path / "lake")
+    cache_dir = tmp_path / "cache"
+    with varve.Lake(url, create=True) as lake:
+        lake.create_table("m.cpu", readings(0, 100), time_column="ts", series_key=["host"])
+    opts = {"cache-dir": str(cache_dir), "version-check-interval": "250ms"}
+    with varve.Lake(url, storage_options=opts) as lake:
+        # (A sum reads the data; count(*) is answered from the manifests.)
+        assert lake.sql("SELECT round(sum(load)) AS s FROM m.cpu").to_pylist() == [{"s": 990.0}]
+        stats = lake.cache_stats()
+        assert stats["misses"] > 0 and stats["requests"] > 0 and stats["disk_bytes"] > 0
+        assert set(stats) >= {"memory_hits", "disk_hits", "fetched_bytes", "hit_bytes", "corrupt_blocks", "memory_bytes"}
+    assert any(cache_dir.iterdir())
+    with varve.Lake(url, storage_options={"cache": "off"}) as lake:
+        assert lake.sql("SELECT round(sum(load)) AS s FROM m.cpu").to_pylist() == [{"s": 990.0}]
+        assert lake.cache_stats()["requests"] == 0
+    with pytest.raises(varve.InvalidInputError, match="cache-dir"):
+        varve.Lake(url, storage_options={"cache": "disk"})
