@@ -2,7 +2,8 @@
 //! a query within the version-check interval makes no request, after it one round trip checks the
 //! version; the block cache returns the store's bytes under concurrent readers, refetches a damaged
 //! disk block, and is shared by two lakes (processes) through its directory; a table another
-//! process commits to is seen once the interval has passed, and at once by the committing process.
+//! process commits to is seen once the interval has passed, and at once by the committing process;
+//! `ORDER BY ts DESC LIMIT k` opens only the newest files.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
