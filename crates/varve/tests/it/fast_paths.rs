@@ -188,7 +188,7 @@ async fn the_block_cache_returns_the_stores_bytes_to_concurrent_readers() {
         "SELECT host, count(*) AS n, sum(v) AS s, min(ts) AS a, max(ts) AS b FROM iot.big GROUP BY host ORDER BY host";
     let expected = rows(&plain.sql(sql).await.unwrap().batches);
     assert_eq!(plain.cache_stats(), varve::CacheStats::default());
-    let (lake, counters) = counted(&backend, &[("cache-memory-bytes", "4MiB")]);
+    let (lake, _) = counted(&backend, &[("cache-memory-bytes", "4MiB")]);
     let mut readers = Vec::new();
     for _ in 0..6 {
         let lake = lake.clone();
@@ -200,7 +200,6 @@ async fn the_block_cache_returns_the_stores_bytes_to_concurrent_readers() {
     let stats = lake.cache_stats();
     assert!(stats.misses > 0 && stats.requests > 0, "{stats:?}");
     assert!(stats.memory_bytes <= 4 << 20, "the memory bound holds: {stats:?}");
-    let _ = counters;
 }
 
 #[tokio::test(flavor = "multi_thread")]
