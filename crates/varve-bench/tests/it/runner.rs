@@ -190,12 +190,13 @@ fn s3_with_injected_delay_counts_requests() {
             .iter()
             .map(|k| first[k].as_u64().unwrap())
             .sum();
-        assert!(total >= 5, "{q}");
-        // A first run waits for at least 4 requests that depend on each other (version hint,
-        // metadata, manifest list, manifest), 40 ms each: without the injected delay it takes
-        // far less than 160 ms on this data. The record counts those round trips.
+        // The head object, the LIST of metadata versions and the version hint, at least.
+        assert!(total >= 3, "{q}");
+        // A first run waits for at least one round trip of 40 ms (the table's state, in one
+        // when the head object is used; the data after it): the record counts those round trips,
+        // and the time shows them.
         let round_trips = first["round_trips"].as_u64().unwrap();
-        assert!((4..=total).contains(&round_trips), "{q}");
+        assert!((1..=total).contains(&round_trips), "{q}");
         assert!(
             q["varve"]["first_ms"].as_f64().unwrap() >= round_trips as f64 * 40.0,
             "{q}"

@@ -18,6 +18,7 @@ use iceberg::spec::{
 use object_store::path::Path;
 
 mod cache;
+pub(crate) mod head;
 
 pub(crate) use cache::{MetadataCache, FOOTER_BYTES};
 
@@ -131,6 +132,9 @@ async fn load_checked(
     known: Option<u64>,
 ) -> Result<LoadedTable> {
     let checked_at = std::time::Instant::now();
+    if known.is_none() && cache.recent_version(ident).is_none() {
+        return load_first(storage, cache, ident, checked_at).await;
+    }
     let found = find_current_version(storage, ident, known).await?;
     let Some((version, hint_stale)) = found else {
         cache.forget_version(Some(ident));
@@ -138,6 +142,40 @@ async fn load_checked(
     };
     let mut t = load_version(storage, cache, ident, version).await?;
     t.hint_stale = hint_stale;
+    cache.saw_version(ident, t.metadata.uuid(), version, checked_at);
+    Ok(t)
+}
+
+/// [`load`] in a process that has not seen the table yet (or saw it dropped): the head object,
+/// the metadata versions and the version hint are asked at once ([`head::probe`]); when the head
+/// describes the newest version the table is loaded from it, with its manifests and last-value
+/// index (one round trip in all); otherwise from the newest version's metadata file.
+async fn load_first(
+    storage: &Storage,
+    cache: &MetadataCache,
+    ident: &TableIdent,
+    checked_at: std::time::Instant,
+) -> Result<LoadedTable> {
+    let probe = head::probe(storage, ident).await?;
+    let Some((version, _)) = probe.newest else {
+        cache.forget_version(Some(ident));
+        return Err(Error::not_found(format!("table {ident} does not exist")));
+    };
+    let from_head = match probe.head {
+        Some(h) => match head::install(storage, cache, ident, h) {
+            Ok(t) => Some(t),
+            Err(e) => {
+                tracing::warn!(table = %ident, "head object not used: {e}");
+                None
+            }
+        },
+        None => None,
+    };
+    let mut t = match from_head {
+        Some(t) => t,
+        None => load_version(storage, cache, ident, version).await?,
+    };
+    t.hint_stale = probe.hint != Some(version);
     cache.saw_version(ident, t.metadata.uuid(), version, checked_at);
     Ok(t)
 }
@@ -192,10 +230,7 @@ pub(crate) async fn load_version(
         Some(hit) => hit,
         None => {
             let bytes = storage.get(&path).await?;
-            let metadata: TableMetadata =
-                serde_json::from_slice(&bytes).map_err(|e| Error::corrupt(format!("{path}: {e}")))?;
-            let refs = metadata_json::read_refs(&bytes).map_err(|e| Error::corrupt(format!("{path}: {e}")))?;
-            let (metadata, refs) = (Arc::new(metadata), Arc::new(refs));
+            let (metadata, refs) = parse_metadata(&path, &bytes)?;
             cache.put_metadata(path.as_ref(), metadata.clone(), refs.clone(), bytes.len());
             (metadata, refs)
         }
@@ -207,6 +242,15 @@ pub(crate) async fn load_version(
         refs,
         hint_stale: false,
     })
+}
+
+/// Decodes the table metadata file at `path` and its snapshot references.
+///
+/// Errors: [`ErrorKind::Corruption`] naming the file when it is not valid table metadata.
+fn parse_metadata(path: &Path, bytes: &[u8]) -> Result<(Arc<TableMetadata>, Arc<Refs>)> {
+    let metadata: TableMetadata = serde_json::from_slice(bytes).map_err(|e| Error::corrupt(format!("{path}: {e}")))?;
+    let refs = metadata_json::read_refs(bytes).map_err(|e| Error::corrupt(format!("{path}: {e}")))?;
+    Ok((Arc::new(metadata), Arc::new(refs)))
 }
 
 /// The highest committed metadata version, or `None` when the table does not exist.
@@ -341,18 +385,19 @@ pub(crate) async fn create(
     .build()?;
     // A new table has no snapshots, so no references.
     let refs = Arc::new(Refs::new());
-    let json = metadata_json::to_json(&built.metadata, &refs, &cache.snapshot_json)?;
+    let json = Bytes::from(metadata_json::to_json(&built.metadata, &refs, &cache.snapshot_json)?);
     let size = json.len();
-    if !storage
-        .put_if_absent(&ident.metadata_file(1), Bytes::from(json))
-        .await?
-    {
+    if !storage.put_if_absent(&ident.metadata_file(1), json.clone()).await? {
         return Err(Error::new(
             ErrorKind::AlreadyExists,
             format!("table {ident} exists already"),
         ));
     }
-    write_version_hint(storage, ident, 1).await?;
+    let (hint, ()) = futures::join!(
+        write_version_hint(storage, ident, 1),
+        head::write(storage, ident, 1, &built.metadata, &json)
+    );
+    hint?;
     let metadata = Arc::new(built.metadata);
     cache.put_metadata(ident.metadata_file(1).as_ref(), metadata.clone(), refs.clone(), size);
     cache.saw_version(ident, metadata.uuid(), 1, std::time::Instant::now());

@@ -192,6 +192,8 @@ async fn commit_inner(
     let mut attempted: Vec<(u64, Bytes)> = Vec::new();
     let mut snapshots: Vec<i64> = Vec::new();
     let mut attempt = 0u32;
+    // The metadata this process wrote, when its put won: what the head object carries.
+    let mut won: Option<(Arc<iceberg::spec::TableMetadata>, Bytes)> = None;
     loop {
         attempt += 1;
         catalog::repair_version_hint(storage, &latest).await;
@@ -223,7 +225,8 @@ async fn commit_inner(
             // The next load of this table (inline maintenance, the next append) needs no parse.
             // A process sees its own commits at once, whatever the version-check interval.
             cache.saw_version(&ident, metadata.uuid(), next, std::time::Instant::now());
-            cache.put_metadata(ident.metadata_file(next).as_ref(), metadata, refs, json.len());
+            cache.put_metadata(ident.metadata_file(next).as_ref(), metadata.clone(), refs, json.len());
+            won = Some((metadata, json.clone()));
         }
         attempted.push((next, json));
         snapshots.extend(prepared.snapshot_id);
@@ -269,7 +272,14 @@ async fn commit_inner(
         };
         if let Some((version, snapshot_id)) = committed {
             txn.uploaded.clear();
-            catalog::write_version_hint_forward(storage, &ident, version).await;
+            // The post-commit hooks, at once: the version hint, and the head object (unless the
+            // commit was only found after a lost-looking put: its head is left to the next commit).
+            let head = async {
+                if let Some((metadata, json)) = won.as_ref().filter(|_| version == latest.version + 1) {
+                    catalog::head::write(storage, &ident, version, metadata, json).await;
+                }
+            };
+            futures::join!(catalog::write_version_hint_forward(storage, &ident, version), head);
             return Ok(Outcome::Committed {
                 version,
                 snapshot_id,

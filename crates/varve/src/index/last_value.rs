@@ -226,16 +226,23 @@ pub(crate) async fn read(storage: &Storage, cache: &MetadataCache, ix: &IndexRef
         return Ok(hit);
     }
     let bytes = storage.get(&storage.path_of(&ix.location)?).await?;
-    let corrupt = |e: &dyn std::fmt::Display| Error::corrupt(format!("last-value index {}: {e}", ix.location));
+    let rows = decode(&ix.location, bytes)?;
+    cache.put_last_values(&ix.location, rows.clone());
+    Ok(rows)
+}
+
+/// The rows of the index file at `location`, whose bytes are `bytes`.
+///
+/// Errors: [`ErrorKind::Corruption`] naming the file when it is not Parquet.
+pub(crate) fn decode(location: &str, bytes: Bytes) -> Result<RecordBatch> {
+    let corrupt = |e: &dyn std::fmt::Display| Error::corrupt(format!("last-value index {location}: {e}"));
     let reader = ParquetRecordBatchReaderBuilder::try_new(bytes)
         .map_err(|e| corrupt(&e))?
         .build()
         .map_err(|e| corrupt(&e))?;
     let schema = arrow::array::RecordBatchReader::schema(&reader);
     let batches: Vec<RecordBatch> = reader.collect::<std::result::Result<_, _>>().map_err(|e| corrupt(&e))?;
-    let rows = arrow::compute::concat_batches(&schema, &batches)?;
-    cache.put_last_values(&ix.location, rows.clone());
-    Ok(rows)
+    Ok(arrow::compute::concat_batches(&schema, &batches)?)
 }
 
 /// `batch` as `target`'s columns, matched by Iceberg field id (by name for a field without one):

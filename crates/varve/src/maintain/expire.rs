@@ -101,7 +101,11 @@ pub(crate) async fn find_orphans(
         .iter()
         .filter_map(|l| storage.path_of(l).ok())
         .collect();
-    let keep_meta = [t.ident.metadata_file(t.version), t.ident.version_hint()];
+    let keep_meta = [
+        t.ident.metadata_file(t.version),
+        t.ident.version_hint(),
+        crate::catalog::head::path(&t.ident),
+    ];
     let cutoff = chrono::Utc::now() - chrono::Duration::from_std(min_age).unwrap_or_default();
     let objects: Vec<object_store::ObjectMeta> = storage.store.list(Some(&t.ident.prefix())).try_collect().await?;
     let mut out = Vec::new();

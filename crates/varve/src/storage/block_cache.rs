@@ -41,6 +41,12 @@ use crate::storage::options::{CacheMode, LakeOptions};
 /// Bytes of one cached block (the last block of an object is shorter).
 pub(crate) const BLOCK_BYTES: u64 = 1 << 20;
 
+/// Objects of at most this size are kept whole when written under a table's `metadata/` folder,
+/// or when read whole before their size was known: manifests, manifest lists and last-value
+/// indexes, which are read again soon (by the head object, the next commit, the next query).
+/// Larger ones are read by ranges, block by block.
+const WRITE_THROUGH_BYTES: u64 = 8 << 20;
+
 /// What the block cache did since the lake was opened.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
 pub struct CacheStats {
@@ -196,6 +202,29 @@ impl BlockCache {
                 None
             }
             DiskRead::Miss => None,
+        }
+    }
+
+    /// Keeps all of the object `location`, whose bytes are `data` (written or read whole, or
+    /// carried by a table's head object): its size and its blocks, each copied into its own
+    /// buffer (so that a block never holds a larger buffer in memory).
+    pub(crate) fn keep_object(&self, location: &Path, data: &Bytes) {
+        let name = location.to_string();
+        let known = self.metas.get(&name).filter(|m| m.size == data.len() as u64);
+        if known.is_none() {
+            self.metas.insert(
+                name.clone(),
+                ObjectMeta {
+                    location: location.clone(),
+                    last_modified: chrono::Utc::now(),
+                    size: data.len() as u64,
+                    e_tag: None,
+                    version: None,
+                },
+            );
+        }
+        for (i, chunk) in data.chunks(BLOCK_BYTES as usize).enumerate() {
+            self.keep((name.clone(), i as u64), Bytes::copy_from_slice(chunk));
         }
     }
 
@@ -380,7 +409,18 @@ fn assemble(have: &std::collections::HashMap<u64, Bytes>, range: Range<u64>) -> 
 #[async_trait]
 impl ObjectStore for BlockCache {
     async fn put_opts(&self, location: &Path, payload: PutPayload, opts: PutOptions) -> Result<PutResult> {
-        self.inner.put_opts(location, payload, opts).await
+        // Metadata objects the engine writes (manifests, lists, indexes) are read again at once
+        // (the head object, the next commit): keep them as they are written.
+        let through = immutable(location)
+            && location.parts().any(|p| p.as_ref() == "metadata")
+            && payload.content_length() as u64 <= WRITE_THROUGH_BYTES;
+        if !through {
+            return self.inner.put_opts(location, payload, opts).await;
+        }
+        let data = Bytes::from(payload.clone());
+        let done = self.inner.put_opts(location, payload, opts).await?;
+        self.keep_object(location, &data);
+        Ok(done)
     }
 
     async fn put_multipart_opts(&self, location: &Path, opts: PutMultipartOptions) -> Result<Box<dyn MultipartUpload>> {
@@ -404,11 +444,27 @@ impl ObjectStore for BlockCache {
                 store: "varve block cache",
                 source: Box::new(e),
             })?,
-            // The size is needed first: read through, and keep what the store says of the object.
+            // The size is needed first: read through, and keep what the store says of the object
+            // (and the object itself, when it was read whole).
             (_, None) => {
+                let whole = options.range.is_none();
                 let got = self.inner.get_opts(location, options).await?;
                 self.metas.insert(location.to_string(), got.meta.clone());
-                return Ok(got);
+                if !whole || got.meta.size > WRITE_THROUGH_BYTES {
+                    return Ok(got);
+                }
+                let (meta, attributes, range) = (got.meta.clone(), got.attributes.clone(), got.range.clone());
+                let data = got.bytes().await?;
+                add(&self.counters.misses, data.len().div_ceil(BLOCK_BYTES as usize) as u64);
+                add(&self.counters.requests, 1);
+                add(&self.counters.fetched_bytes, data.len() as u64);
+                self.keep_object(location, &data);
+                return Ok(GetResult {
+                    payload: GetResultPayload::Stream(futures::stream::once(async move { Ok(data) }).boxed()),
+                    meta,
+                    range,
+                    attributes,
+                });
             }
         };
         let (mut bytes, meta) = self.read(location, std::slice::from_ref(&range)).await?;

@@ -249,6 +249,20 @@ impl Storage {
             .collect())
     }
 
+    /// The objects under `prefix` whose paths sort after `offset` (byte order), with their sizes:
+    /// on S3 one LIST request per 1,000 objects, starting at `offset` (`start-after`).
+    pub(crate) async fn list_after(&self, prefix: &Path, offset: &Path) -> Result<Vec<object_store::ObjectMeta>> {
+        Ok(self.store.list_with_offset(Some(prefix), offset).try_collect().await?)
+    }
+
+    /// Hands the whole object at `path`, known from elsewhere (a table's head object), to the
+    /// block cache, so that reading it asks the store nothing. Nothing happens with `cache=off`.
+    pub(crate) fn keep_object(&self, path: &Path, data: &Bytes) {
+        if let Some(c) = &self.block_cache {
+            c.keep_object(path, data);
+        }
+    }
+
     /// The objects directly under `prefix` (no recursion), by name.
     pub(crate) async fn list_files(&self, prefix: &Path) -> Result<Vec<String>> {
         let r = self.store.list_with_delimiter(Some(prefix)).await?;

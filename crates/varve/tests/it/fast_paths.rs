@@ -96,10 +96,8 @@ async fn warm_repeats_ask_nothing_within_the_version_check_interval() {
     let cold = cold.unwrap();
     assert_eq!(cold.num_rows(), 180);
     eprintln!("selective query, cold: {first:?}");
-    // The version hint; both metadata versions around it at once; the metadata file, the
-    // manifest list, the manifest; the data. (The head object of the fast-paths issue is to
-    // make this 2.)
-    assert!(first.round_trips <= 6, "{first:?}");
+    // The head object with the metadata versions and the hint, at once; the data.
+    assert!(first.round_trips <= 2, "{first:?}");
     let (warm, second) = requests(&counters, lake.sql(SELECTIVE)).await;
     assert_eq!(rows(&warm.unwrap().batches), rows(&cold.batches));
     assert_eq!(

@@ -9,6 +9,7 @@ mod ddl;
 mod dedup;
 mod errors;
 mod fast_paths;
+mod head_object;
 mod last_value;
 mod maintain;
 mod schema_evolution;

@@ -1,0 +1,178 @@
+//! The head object (`metadata/varve-head.bin`): a process that has never seen a table learns its
+//! state in one round trip (`latest` is then answered; a selective query reads its data in a
+//! second), and a head that is stale, missing or damaged is never believed: readers see what the
+//! Iceberg metadata says, on local disk and on S3.
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use arrow::array::{ArrayRef, Float64Array, RecordBatch, StringArray, TimestampMicrosecondArray};
+use arrow::datatypes::{DataType, Field, Schema, TimeUnit};
+use object_store::path::Path;
+use object_store::ObjectStoreExt;
+use varve::{AppendOptions, Lake, TableContract};
+use varve_testkit::store::{instrument, Counters, Latency, Requests};
+use varve_testkit::{rows, Backend};
+
+const T0: i64 = 1_700_000_000_000_000;
+const HOUR_US: i64 = 3_600_000_000;
+const HEAD: &str = "iot/readings/metadata/varve-head.bin";
+
+fn batch(hosts: usize, per_host: usize, start: i64) -> RecordBatch {
+    let schema = Arc::new(Schema::new(vec![
+        Field::new(
+            "ts",
+            DataType::Timestamp(TimeUnit::Microsecond, Some("UTC".into())),
+            false,
+        ),
+        Field::new("host", DataType::Utf8, false),
+        Field::new("v", DataType::Float64, true),
+    ]));
+    let (mut ts, mut host, mut v) = (vec![], vec![], vec![]);
+    for h in 0..hosts {
+        for i in 0..per_host {
+            ts.push(start + i as i64 * 10_000_000);
+            host.push(format!("h{h}"));
+            v.push((h * 1000 + i) as f64 + start as f64 / 1e12);
+        }
+    }
+    let columns: Vec<ArrayRef> = vec![
+        Arc::new(TimestampMicrosecondArray::from(ts).with_timezone("UTC")),
+        Arc::new(StringArray::from(host)),
+        Arc::new(Float64Array::from(v)),
+    ];
+    RecordBatch::try_new(schema, columns).unwrap()
+}
+
+async fn make_table(lake: &Lake) {
+    let b = batch(4, 360, T0);
+    let contract = TableContract::time_series("ts").with_series_key(["host"]);
+    lake.create_table("iot.readings", &b.schema(), &contract).await.unwrap();
+    append(lake, b).await;
+}
+
+async fn append(lake: &Lake, b: RecordBatch) {
+    lake.append("iot.readings", vec![b], AppendOptions::default())
+        .await
+        .unwrap();
+}
+
+/// A fresh lake (a process that has never seen the table) whose requests are counted, each
+/// delayed by 20 ms as a remote store's round trip.
+fn fresh_counted(backend: &Backend) -> (Lake, Arc<Counters>) {
+    let counters = Arc::new(Counters::default());
+    let latency = Latency {
+        delay_ms: 20.0,
+        bandwidth: None,
+    };
+    let c = counters.clone();
+    let lake =
+        Lake::open_with_store_layer(&backend.url(), &backend.options(), move |s| instrument(s, latency, c)).unwrap();
+    (lake, counters)
+}
+
+async fn requests<F: std::future::Future>(counters: &Counters, f: F) -> (F::Output, Requests) {
+    let before = counters.snapshot();
+    let since = Instant::now();
+    let out = f.await;
+    (out, counters.since(&before, since))
+}
+
+/// What a fresh process answers: the row count and the latest rows.
+async fn fresh_answers(backend: &Backend) -> (String, Vec<Vec<String>>) {
+    let lake = backend.open();
+    let latest = lake.latest("iot.readings").await.unwrap();
+    let lake = backend.open();
+    let n = lake.sql("SELECT count(*) FROM iot.readings").await.unwrap();
+    (rows(&n.batches)[0][0].clone(), rows(&latest.batches))
+}
+
+/// The latest rows by a full scan (no index, no head).
+async fn scanned_latest(lake: &Lake) -> Vec<Vec<String>> {
+    let r = lake
+        .sql(
+            "SELECT ts, host, v FROM (SELECT *, row_number() OVER (PARTITION BY host ORDER BY ts DESC) AS rn \
+             FROM iot.readings) WHERE rn = 1 ORDER BY host",
+        )
+        .await
+        .unwrap();
+    rows(&r.batches)
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_fresh_latest_takes_one_round_trip_and_a_selective_query_two() {
+    let backend = Backend::s3();
+    let writer = backend.open();
+    make_table(&writer).await;
+    append(&writer, batch(4, 10, T0 + HOUR_US)).await;
+
+    let (lake, counters) = fresh_counted(&backend);
+    let (latest, r) = requests(&counters, lake.latest("iot.readings")).await;
+    let latest = latest.unwrap();
+    eprintln!("latest, fresh process: {r:?}");
+    assert_eq!(latest.num_rows(), 4);
+    assert_eq!(r.round_trips, 1, "a fresh latest is one round trip: {r:?}");
+
+    let (lake, counters) = fresh_counted(&backend);
+    let sql = "SELECT ts, v FROM iot.readings WHERE host = 'h2' AND ts >= TIMESTAMP '2023-11-14 22:13:20Z' \
+               AND ts < TIMESTAMP '2023-11-14 22:43:20Z' ORDER BY ts";
+    let (answer, r) = requests(&counters, lake.sql(sql)).await;
+    eprintln!("selective query, fresh process: {r:?}");
+    assert_eq!(answer.unwrap().num_rows(), 180);
+    assert!(r.round_trips <= 2, "state, then data: {r:?}");
+
+    // A table that does not exist is found out in one round trip too.
+    let (lake, counters) = fresh_counted(&backend);
+    let (missing, r) = requests(&counters, lake.latest("iot.nothing")).await;
+    assert_eq!(missing.unwrap_err().kind(), varve::ErrorKind::NotFound);
+    assert_eq!(r.round_trips, 1, "{r:?}");
+}
+
+/// A commit whose head write never happened (its process died after the commit) leaves the
+/// previous head behind: fresh readers see the commit all the same.
+async fn a_stale_head_is_never_believed(backend: Backend) {
+    let writer = backend.open();
+    make_table(&writer).await;
+    let store = writer.object_store();
+    let before = scanned_latest(&backend.open()).await;
+    let old_head = store.get(&Path::from(HEAD)).await.unwrap().bytes().await.unwrap();
+    // Newer rows for every series, then the old head put back: as if the second commit's
+    // process died between its commit and its head write.
+    append(&writer, batch(4, 5, T0 + 2 * HOUR_US)).await;
+    store.put(&Path::from(HEAD), old_head.into()).await.unwrap();
+    let expected = scanned_latest(&backend.open()).await;
+    assert_eq!(expected.len(), 4);
+    assert_ne!(expected, before, "the second commit holds every series' newest row");
+    let (n, latest) = fresh_answers(&backend).await;
+    assert_eq!(n, "1460", "a fresh reader sees the second commit");
+    assert_eq!(latest, expected, "latest from the newest index, not the stale head's");
+    // DuckDB follows the version hint, which the commit wrote.
+    let duck = varve_testkit::duckdb_scan(&backend, "iot", "readings");
+    assert_eq!(duck.iter().map(|b| b.num_rows()).sum::<usize>(), 1460);
+
+    // A missing head, then a damaged one: the same answers.
+    store.delete(&Path::from(HEAD)).await.unwrap();
+    assert_eq!(fresh_answers(&backend).await, ("1460".to_string(), expected.clone()));
+    store
+        .put(&Path::from(HEAD), bytes::Bytes::from_static(b"VARVHEAD garbage").into())
+        .await
+        .unwrap();
+    assert_eq!(fresh_answers(&backend).await, ("1460".to_string(), expected.clone()));
+
+    // The next commit writes a head again, and a fresh reader uses it.
+    append(&writer, batch(1, 2, T0 + 3 * HOUR_US)).await;
+    let (n, _) = fresh_answers(&backend).await;
+    assert_eq!(n, "1462");
+    let head = store.get(&Path::from(HEAD)).await.unwrap().bytes().await.unwrap();
+    assert!(head.starts_with(b"VARVHEAD") && head.len() > 100);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_stale_head_is_never_believed_local() {
+    a_stale_head_is_never_believed(Backend::local()).await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_stale_head_is_never_believed_s3() {
+    a_stale_head_is_never_believed(Backend::s3()).await;
+}
