@@ -31,7 +31,7 @@
 //! - `metadata`: `v<N>.metadata.json`;
 //! - `manifest-list`: the current snapshot's manifest list;
 //! - `manifest`: each manifest it names, all or none ([`MAX_MANIFEST_BYTES`] in total);
-//! - `last-value-index`: the snapshot's last-value index (`index::last_value`), when at most
+//! - `last-value-index`: the snapshot's last-value index (`format::last_value_ref`), when at most
 //!   [`MAX_INDEX_BYTES`]; larger ones are named by the snapshot summary, as always.
 //!
 //! The head is written best effort: a failed head write never fails a commit (readers then fall
@@ -46,8 +46,8 @@ use serde::{Deserialize, Serialize};
 
 use super::{LoadedTable, MetadataCache, TableIdent};
 use crate::error::{Error, Result};
+use crate::format::last_value_ref::{self, IndexRef};
 use crate::format::manifest;
-use crate::index::last_value::{self, IndexRef};
 use crate::storage::Storage;
 
 /// The head object's name in a table's `metadata/` folder.
@@ -57,7 +57,7 @@ const MAGIC: &[u8; 8] = b"VARVHEAD";
 const FORMAT: u32 = 1;
 /// Manifests are carried while their sizes add up to at most this: a table's planning reads at
 /// most `MANIFEST_MERGE_COUNT` manifests, a few KiB to a few MiB, so the head stays one small GET.
-pub(crate) const MAX_MANIFEST_BYTES: u64 = 8 << 20;
+pub(crate) const MAX_MANIFEST_BYTES: u64 = 4 << 20;
 /// A last-value index is carried when at most this size (about 100,000 series of a few columns).
 pub(crate) const MAX_INDEX_BYTES: u64 = 2 << 20;
 
@@ -305,7 +305,7 @@ pub(crate) fn install(storage: &Storage, cache: &MetadataCache, ident: &TableIde
                 storage.keep_object(&storage.path_of(&s.location)?, bytes);
             }
             Kind::LastValueIndex => {
-                let rows = last_value::decode(&s.location, bytes.clone())?;
+                let rows = last_value_ref::decode(&s.location, bytes.clone())?;
                 cache.put_last_values(&s.location, rows);
                 storage.keep_object(&storage.path_of(&s.location)?, bytes);
             }

@@ -117,11 +117,17 @@ impl LoadedTable {
     }
 }
 
-/// Reads the table's current metadata.
+/// Reads the table's current metadata, always asking the store which version is the newest (as
+/// writers must): on first contact in this process through the head object ([`load_first`], one
+/// round trip, which also reads the version hint); after it by checking the version this process
+/// saw (two HEADs at once, one round trip), reading the hint and following it only when a newer
+/// version exists. A hint found behind the newest version is flagged for repair
+/// ([`LoadedTable::hint_stale`]).
 ///
 /// Errors: [`ErrorKind::NotFound`] when the table does not exist.
 pub(crate) async fn load(storage: &Storage, cache: &MetadataCache, ident: &TableIdent) -> Result<LoadedTable> {
-    load_checked(storage, cache, ident, None).await
+    let known = cache.recent_version(ident).map(|(v, _)| v);
+    load_checked(storage, cache, ident, known).await
 }
 
 /// [`load`], starting from `known`, a version this process saw ([`find_current_version`]).
@@ -435,6 +441,11 @@ pub(crate) async fn write_version_hint_forward(storage: &Storage, ident: &TableI
     let mut written = version;
     if write_version_hint(storage, ident, written).await.is_err() {
         return;
+    }
+    // Usually nobody committed meanwhile: one HEAD says so.
+    match storage.exists(&ident.metadata_file(version + 1)).await {
+        Ok(true) => {}
+        _ => return,
     }
     for _ in 0..3 {
         match current_version(storage, ident).await {

@@ -97,6 +97,9 @@ pub struct AppendReport {
     /// Partitions the append wrote to (for inline maintenance).
     #[serde(skip)]
     pub(crate) partitions: Vec<Option<i32>>,
+    /// The metadata version the append committed (inline maintenance plans on it).
+    #[serde(skip)]
+    pub(crate) version: Option<u64>,
 }
 
 /// An append in progress: batches are aligned and buffered, flushed to uploaded data files, and
@@ -430,8 +433,11 @@ impl Appender {
         r.seconds = self.started.elapsed().as_secs_f64();
         match outcome {
             Outcome::Committed {
-                snapshot_id, attempts, ..
+                snapshot_id,
+                attempts,
+                version,
             } => {
+                r.version = Some(version);
                 if let Some(h) = &lww {
                     r.rows_replaced = h.replaced().await;
                     r.files_rewritten = h.rewritten().await;

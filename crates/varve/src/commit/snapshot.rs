@@ -134,17 +134,13 @@ pub(crate) async fn prepare(
             first_attempt,
         )
         .await?;
-        // The new index (if any) goes up with the manifest, in one round trip.
-        let index_upload = async {
-            match index.as_ref().and_then(|i| i.upload.as_ref()) {
-                Some((path, bytes)) => storage.put(path, bytes.clone()).await.map(|()| Some(path.clone())),
-                None => Ok(None),
-            }
-        };
-        let manifest_upload = async {
-            if contents.is_empty() {
-                return Ok(None);
-            }
+        // The new manifest and manifest list are encoded here, then go up with the new index (if
+        // any) at once: one round trip.
+        let mut uploads: Vec<(Path, bytes::Bytes)> = Vec::new();
+        if let Some((path, bytes)) = index.as_ref().and_then(|i| i.upload.as_ref()) {
+            uploads.push((path.clone(), bytes.clone()));
+        }
+        if !contents.is_empty() {
             let manifest_path = meta_dir.clone().join(format!("{tag}-m0.avro"));
             let (entry, bytes) = manifest::encode_manifest(
                 &storage.location(&manifest_path),
@@ -155,34 +151,27 @@ pub(crate) async fn prepare(
                 contents,
             )
             .await?;
-            storage.put(&manifest_path, bytes).await?;
-            Ok::<_, Error>(Some((manifest_path, entry)))
-        };
-        let (index_written, manifest) = futures::future::join(index_upload, manifest_upload).await;
-        // Whatever landed is deleted again if this attempt fails or loses.
-        if let Ok(Some(p)) = &index_written {
-            written.push(p.clone());
-        }
-        if let Ok(Some((p, _))) = &manifest {
-            written.push(p.clone());
-        }
-        let failed = match (index_written, manifest) {
-            (Err(e), _) | (_, Err(e)) => Some(e),
-            (Ok(_), Ok(Some((_, entry)))) => {
-                manifests.insert(0, entry);
-                None
-            }
-            (Ok(_), Ok(None)) => None,
-        };
-        if let Some(e) = failed {
-            storage.delete_quietly(&written).await;
-            return Err(e);
+            manifests.insert(0, entry);
+            uploads.push((manifest_path, bytes));
         }
         let list_bytes =
             manifest::encode_manifest_list(id, parent.map(|p| p.snapshot_id()), sequence_number, manifests).await?;
         let list_path = meta_dir.clone().join(format!("snap-{id}-1-{tag}.avro"));
-        storage.put(&list_path, list_bytes).await?;
-        written.push(list_path.clone());
+        uploads.push((list_path.clone(), list_bytes));
+        let puts = uploads.iter().map(|(path, bytes)| storage.put(path, bytes.clone()));
+        let results = futures::future::join_all(puts).await;
+        // Whatever landed is deleted again if this attempt fails or loses.
+        let mut failed = None;
+        for ((path, _), r) in uploads.iter().zip(results) {
+            match r {
+                Ok(()) => written.push(path.clone()),
+                Err(e) => failed = failed.or(Some(e)),
+            }
+        }
+        if let Some(e) = failed {
+            storage.delete_quietly(&written).await;
+            return Err(e);
+        }
 
         let snapshot = Snapshot::builder()
             .with_snapshot_id(id)

@@ -9,6 +9,7 @@
 pub(crate) mod contract;
 pub(crate) mod evolve;
 pub(crate) mod field_ids;
+pub(crate) mod last_value_ref;
 pub(crate) mod manifest;
 pub(crate) mod metadata_json;
 pub(crate) mod properties;

@@ -9,7 +9,7 @@
 //! data files have), so that any Parquet reader can read it and a column renamed later still
 //! matches by id. One row per series (distinct value of the series key; NULL is a value), sorted
 //! by series key; a table without a series key holds one row, its newest. The snapshot's summary
-//! names it: [`SUMMARY_LOCATION`] (absolute location) and [`SUMMARY_BYTES`] (its size in bytes).
+//! names it (`format::last_value_ref`: its absolute location and its size in bytes).
 //! A table without a time column has no index. Plain Iceberg readers ignore both.
 //!
 //! # Kept exact at every commit
@@ -52,7 +52,6 @@ use datafusion::datasource::physical_plan::FileGroup;
 use futures::StreamExt;
 use iceberg::spec::{DataFile, PrimitiveLiteral, Snapshot};
 use object_store::path::Path;
-use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 use parquet::arrow::ArrowWriter;
 use parquet::basic::{Compression, ZstdLevel};
 use parquet::file::properties::{EnabledStatistics, WriterProperties};
@@ -65,10 +64,7 @@ use crate::format::TableContract;
 use crate::storage::Storage;
 use crate::write::merge::MergeJob;
 
-/// Snapshot summary key: the absolute location of the snapshot's last-value index.
-pub(crate) const SUMMARY_LOCATION: &str = "varve.last-value-index";
-/// Snapshot summary key: the size of that file, bytes.
-pub(crate) const SUMMARY_BYTES: &str = "varve.last-value-index-bytes";
+pub(crate) use crate::format::last_value_ref::{decode, IndexRef};
 
 /// Rows per batch read in a rebuild.
 const REBUILD_BATCH_ROWS: usize = 8192;
@@ -86,34 +82,6 @@ pub(crate) enum Change {
     Same,
     /// Rows were removed; the added files hold only rows of the removed files.
     Remove,
-}
-
-/// The index a snapshot names.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct IndexRef {
-    /// Absolute location of the Parquet file.
-    pub(crate) location: String,
-    /// Its size, bytes.
-    pub(crate) bytes: u64,
-}
-
-impl IndexRef {
-    /// The index `snapshot` names in its summary, if any.
-    pub(crate) fn of(snapshot: &Snapshot) -> Option<IndexRef> {
-        let p = &snapshot.summary().additional_properties;
-        Some(IndexRef {
-            location: p.get(SUMMARY_LOCATION)?.clone(),
-            bytes: p.get(SUMMARY_BYTES)?.parse().ok()?,
-        })
-    }
-
-    /// The summary entries naming this index.
-    pub(crate) fn summary(&self) -> [(String, String); 2] {
-        [
-            (SUMMARY_LOCATION.to_string(), self.location.clone()),
-            (SUMMARY_BYTES.to_string(), self.bytes.to_string()),
-        ]
-    }
 }
 
 /// The index of a snapshot being committed: which file it names, and the file to upload first
@@ -229,20 +197,6 @@ pub(crate) async fn read(storage: &Storage, cache: &MetadataCache, ix: &IndexRef
     let rows = decode(&ix.location, bytes)?;
     cache.put_last_values(&ix.location, rows.clone());
     Ok(rows)
-}
-
-/// The rows of the index file at `location`, whose bytes are `bytes`.
-///
-/// Errors: [`ErrorKind::Corruption`] naming the file when it is not Parquet.
-pub(crate) fn decode(location: &str, bytes: Bytes) -> Result<RecordBatch> {
-    let corrupt = |e: &dyn std::fmt::Display| Error::corrupt(format!("last-value index {location}: {e}"));
-    let reader = ParquetRecordBatchReaderBuilder::try_new(bytes)
-        .map_err(|e| corrupt(&e))?
-        .build()
-        .map_err(|e| corrupt(&e))?;
-    let schema = arrow::array::RecordBatchReader::schema(&reader);
-    let batches: Vec<RecordBatch> = reader.collect::<std::result::Result<_, _>>().map_err(|e| corrupt(&e))?;
-    Ok(arrow::compute::concat_batches(&schema, &batches)?)
 }
 
 /// `batch` as `target`'s columns, matched by Iceberg field id (by name for a field without one):

@@ -231,7 +231,7 @@ pub(crate) async fn maintain_after(
     mut report: AppendReport,
 ) -> AppendReport {
     if wanted && report.snapshot_id.is_some() {
-        report.maintenance = after_append(&storage, &cache, &ident, &report.partitions).await;
+        report.maintenance = after_append(&storage, &cache, &ident, report.version, &report.partitions).await;
     }
     report
 }
@@ -241,11 +241,17 @@ async fn after_append(
     storage: &Storage,
     cache: &MetadataCache,
     ident: &TableIdent,
+    committed: Option<u64>,
     added_partitions: &[Option<i32>],
 ) -> Option<crate::commit::InlineMaintenance> {
     let started = Instant::now();
     let run = async {
-        let mut t = catalog::load(storage, cache, ident).await?;
+        // Planned on the version the append committed (its metadata is cached: no request); a
+        // compaction's commit rebases onto whatever is newest then, as every commit does.
+        let mut t = match committed {
+            Some(v) => catalog::load_version(storage, cache, ident, v).await?,
+            None => catalog::load(storage, cache, ident).await?,
+        };
         let settings = MaintenanceSettings::from_properties(t.metadata.properties())?;
         if !settings.auto_maintain {
             return Ok(None);

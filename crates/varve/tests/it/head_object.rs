@@ -176,3 +176,93 @@ async fn a_stale_head_is_never_believed_local() {
 async fn a_stale_head_is_never_believed_s3() {
     a_stale_head_is_never_believed(Backend::s3()).await;
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn appends_count_their_round_trips() {
+    let backend = Backend::s3();
+    make_table(&backend.open()).await;
+    let (lake, counters) = fresh_counted(&backend);
+    let (r, cold) = requests(
+        &counters,
+        lake.append(
+            "iot.readings",
+            vec![batch(4, 10, T0 + HOUR_US)],
+            AppendOptions::default(),
+        ),
+    )
+    .await;
+    r.unwrap();
+    eprintln!("append, fresh process: {cold:?}");
+    let (r, warm) = requests(
+        &counters,
+        lake.append(
+            "iot.readings",
+            vec![batch(4, 10, T0 + 2 * HOUR_US)],
+            AppendOptions::default(),
+        ),
+    )
+    .await;
+    r.unwrap();
+    eprintln!("append, warm: {warm:?}");
+    // The table's state; the data file; the manifest, manifest list and index at once; the
+    // conditional write of the metadata; the version hint and the head object at once; one HEAD
+    // that no newer version moved the hint back.
+    assert!(cold.round_trips <= 6, "{cold:?}");
+    assert!(warm.round_trips <= 6, "{warm:?}");
+    let (n, _) = fresh_answers(&backend).await;
+    assert_eq!(n, "1520");
+}
+
+/// A commit whose process died before its version hint write leaves the hint behind: plain
+/// Iceberg readers (DuckDB follows the hint) see the older snapshot until a writer repairs it;
+/// the next writer in any process does, even when its batch turns out to be a duplicate.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_hint_left_behind_is_repaired_by_the_next_writer() {
+    let backend = Backend::local();
+    let writer = backend.open();
+    make_table(&writer).await;
+    let hint = Path::from("iot/readings/metadata/version-hint.text");
+    let store = writer.object_store();
+    let opts = AppendOptions {
+        batch_id: Some("b-1".into()),
+        ..Default::default()
+    };
+    writer
+        .append("iot.readings", vec![batch(4, 10, T0 + HOUR_US)], opts.clone())
+        .await
+        .unwrap();
+    let read_hint = || async {
+        let b = store.get(&hint).await.unwrap().bytes().await.unwrap();
+        String::from_utf8(b.to_vec()).unwrap()
+    };
+    let newest = read_hint().await;
+    store.put(&hint, bytes::Bytes::from("2").into()).await.unwrap();
+    let duck = || {
+        varve_testkit::duckdb_scan(&backend, "iot", "readings")
+            .iter()
+            .map(|b| b.num_rows())
+            .sum::<usize>()
+    };
+    assert_eq!(duck(), 1440, "DuckDB follows the stale hint");
+    // A fresh process retries the same batch: a duplicate, and the hint is repaired.
+    let again = backend.open();
+    let r = again
+        .append("iot.readings", vec![batch(4, 10, T0 + HOUR_US)], opts)
+        .await
+        .unwrap();
+    assert!(r.duplicate);
+    assert_eq!(read_hint().await, newest);
+    assert_eq!(duck(), 1480);
+    // And a plain append in another fresh process, after the hint fell behind again.
+    store.put(&hint, bytes::Bytes::from("2").into()).await.unwrap();
+    backend
+        .open()
+        .append(
+            "iot.readings",
+            vec![batch(1, 1, T0 + 2 * HOUR_US)],
+            AppendOptions::default(),
+        )
+        .await
+        .unwrap();
+    assert_eq!(duck(), 1481);
+}

@@ -1,0 +1,58 @@
+//! The reference from a snapshot to its last-value index (`index::last_value`, which owns the
+//! index itself): the two snapshot summary keys that name the file, and the decoding of its bytes
+//! (one Parquet file of whole rows). Kept in `format` so that the catalog (the head object carries
+//! small indexes) reads it without depending on the index's maintenance.
+
+use arrow::array::RecordBatch;
+use bytes::Bytes;
+use iceberg::spec::Snapshot;
+use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+
+use crate::error::{Error, Result};
+
+/// Snapshot summary key: the absolute location of the snapshot's last-value index.
+pub(crate) const SUMMARY_LOCATION: &str = "varve.last-value-index";
+/// Snapshot summary key: the size of that file, bytes.
+pub(crate) const SUMMARY_BYTES: &str = "varve.last-value-index-bytes";
+
+/// The index a snapshot names.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct IndexRef {
+    /// Absolute location of the Parquet file.
+    pub(crate) location: String,
+    /// Its size, bytes.
+    pub(crate) bytes: u64,
+}
+
+impl IndexRef {
+    /// The index `snapshot` names in its summary, if any.
+    pub(crate) fn of(snapshot: &Snapshot) -> Option<IndexRef> {
+        let p = &snapshot.summary().additional_properties;
+        Some(IndexRef {
+            location: p.get(SUMMARY_LOCATION)?.clone(),
+            bytes: p.get(SUMMARY_BYTES)?.parse().ok()?,
+        })
+    }
+
+    /// The summary entries naming this index.
+    pub(crate) fn summary(&self) -> [(String, String); 2] {
+        [
+            (SUMMARY_LOCATION.to_string(), self.location.clone()),
+            (SUMMARY_BYTES.to_string(), self.bytes.to_string()),
+        ]
+    }
+}
+
+/// The rows of the index file at `location`, whose bytes are `bytes`.
+///
+/// Errors: [`ErrorKind::Corruption`] naming the file when it is not Parquet.
+pub(crate) fn decode(location: &str, bytes: Bytes) -> Result<RecordBatch> {
+    let corrupt = |e: &dyn std::fmt::Display| Error::corrupt(format!("last-value index {location}: {e}"));
+    let reader = ParquetRecordBatchReaderBuilder::try_new(bytes)
+        .map_err(|e| corrupt(&e))?
+        .build()
+        .map_err(|e| corrupt(&e))?;
+    let schema = arrow::array::RecordBatchReader::schema(&reader);
+    let batches: Vec<RecordBatch> = reader.collect::<std::result::Result<_, _>>().map_err(|e| corrupt(&e))?;
+    Ok(arrow::compute::concat_batches(&schema, &batches)?)
+}
