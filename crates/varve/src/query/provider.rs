@@ -191,9 +191,18 @@ impl TableProvider for VarveTable {
             .with_enable_page_index(true)
             .with_parquet_file_reader_factory(Arc::new(footers));
         // Late materialization: the scan applies filters row by row as it decodes (the columns a
-        // filter reads first, the rest only for rows that pass), and no filter operator sits
-        // above it, so its batches reach a sort or limit as each file is read.
-        if self.env.storage.options.filter_pushdown(self.env.storage.kind) {
+        // filter reads first, the rest only for rows that pass), and takes the running threshold
+        // of a top-k above it (DataFusion's dynamic filter), which rules out files by their
+        // bounds. `auto` turns it on for statements with `ORDER BY ... LIMIT` (the session sets
+        // DataFusion's `pushdown_filters` per statement): on range-filtered aggregates it costs
+        // more than it saves (measured, docs/performance.md).
+        let pushdown = self
+            .env
+            .storage
+            .options
+            .filter_pushdown
+            .unwrap_or(state.config_options().execution.parquet.pushdown_filters);
+        if pushdown {
             source = source.with_pushdown_filters(true).with_reorder_filters(true);
         }
         let mut filters = filters.to_vec();

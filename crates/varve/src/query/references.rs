@@ -77,6 +77,35 @@ pub(crate) fn writes_rows(sql: &str) -> bool {
     })
 }
 
+/// Whether the query of a statement of `sql` (already rewritten for time travel) sorts and
+/// keeps the first rows (`ORDER BY ... LIMIT k`, a top-k): `filter-pushdown=auto` turns late
+/// materialization on for it, so that the sort's running threshold reaches the scan and rules
+/// out files by their bounds. Only the outermost query of each statement counts.
+pub(crate) fn has_top_k(sql: &str) -> bool {
+    use datafusion::sql::sqlparser::ast::{LimitClause, Query};
+    let Ok(statements) = DFParser::parse_sql(sql) else {
+        return false;
+    };
+    let top_k = |q: &Query| {
+        let limited = matches!(
+            &q.limit_clause,
+            Some(LimitClause::LimitOffset { limit: Some(_), .. }) | Some(LimitClause::OffsetCommaLimit { .. })
+        ) || q.fetch.is_some();
+        limited && q.order_by.is_some()
+    };
+    statements.iter().any(|s| match s {
+        DFStatement::Statement(s) => match s.as_ref() {
+            Statement::Query(q) => top_k(q),
+            _ => false,
+        },
+        DFStatement::Explain(e) => match e.statement.as_ref() {
+            DFStatement::Statement(s) => matches!(s.as_ref(), Statement::Query(q) if top_k(q)),
+            _ => false,
+        },
+        _ => false,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -109,6 +138,11 @@ mod tests {
         assert!(writes_rows("DELETE FROM iot.a WHERE ts < now()"));
         assert!(writes_rows("INSERT INTO iot.a SELECT * FROM ops.b"));
         assert!(!writes_rows("SELECT * FROM iot.a"));
+        assert!(has_top_k("SELECT * FROM t WHERE a = 1 ORDER BY ts DESC LIMIT 3"));
+        assert!(has_top_k("EXPLAIN ANALYZE SELECT * FROM t ORDER BY ts DESC LIMIT 3"));
+        assert!(!has_top_k("SELECT * FROM t ORDER BY ts DESC"));
+        assert!(!has_top_k("SELECT * FROM t LIMIT 3"));
+        assert!(!has_top_k("SELECT count(*) FROM t WHERE ts > now()"));
         // Schema statements name no table: a caller that scopes access by namespace must look at them.
         assert_eq!(names("DROP SCHEMA iot CASCADE"), Vec::<String>::new());
     }

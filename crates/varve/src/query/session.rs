@@ -305,6 +305,16 @@ impl Session {
         let text = time_travel::rewrite(sql)?;
         let text = text.as_deref().unwrap_or(sql);
         check_depth(text)?;
+        // `filter-pushdown=auto`: late materialization for a top-k only (the scans read it).
+        let top_k = super::references::has_top_k(text);
+        self.ctx
+            .state_ref()
+            .write()
+            .config_mut()
+            .options_mut()
+            .execution
+            .parquet
+            .pushdown_filters = top_k;
         let (scans, deletes) = (self.scans.clone(), self.deletes.clone());
         if let Some(statement) = ddl::parse(text)? {
             // DDL runs when it is planned, as DataFusion's own DDL does.

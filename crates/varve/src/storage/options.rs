@@ -9,7 +9,7 @@
 //! | `cache-memory-bytes` | `256MiB` | bytes of blocks kept in memory |
 //! | `cache-dir` | none | directory of the disk cache, shared by processes (`cache=disk` needs it; setting it implies `cache=disk`) |
 //! | `cache-disk-bytes` | `10GiB` | bytes of blocks kept in `cache-dir` by this process |
-//! | `filter-pushdown` | `auto` | scans apply filters as they decode (late materialization): `on`, `off`, or `auto` (on for local directories and memory, off on object storage, where reading a filter's columns first costs a request per column chunk) |
+//! | `filter-pushdown` | `auto` | scans apply filters as they decode (late materialization): `on`, `off`, or `auto` (on for queries with `ORDER BY ... LIMIT`, where it lets the sort's running threshold skip whole files; off for the rest, where it costs more than it saves) |
 //! | `cache-request-bytes` | `1MiB` | largest GET the cache makes (whole blocks of 1 MiB); longer misses are split into GETs made in parallel |
 
 use std::collections::HashMap;
@@ -52,12 +52,7 @@ pub(crate) struct LakeOptions {
     pub(crate) filter_pushdown: Option<bool>,
 }
 
-impl LakeOptions {
-    /// Whether scans of a lake of `kind` apply filters as they decode (`filter-pushdown`).
-    pub(crate) fn filter_pushdown(&self, kind: crate::StorageKind) -> bool {
-        self.filter_pushdown.unwrap_or(!matches!(kind, crate::StorageKind::S3))
-    }
-}
+impl LakeOptions {}
 
 impl Default for LakeOptions {
     fn default() -> Self {
@@ -157,8 +152,7 @@ mod tests {
         assert!(take(&[("cache-request-bytes", "1")]).is_err());
         assert!(take(&[("version-check-interval", "soon")]).is_err());
         let (o, _) = take(&[("filter_pushdown", "off")]).unwrap();
-        assert!(!o.filter_pushdown(crate::StorageKind::Local));
-        let o = LakeOptions::default();
-        assert!(o.filter_pushdown(crate::StorageKind::Local) && !o.filter_pushdown(crate::StorageKind::S3));
+        assert_eq!(o.filter_pushdown, Some(false));
+        assert_eq!(LakeOptions::default().filter_pushdown, None, "auto");
     }
 }

@@ -308,7 +308,7 @@ async fn cached_ranges_equal_the_stores() {
 
 /// `ORDER BY ts DESC LIMIT k` reads the newest files first and skips those that cannot hold a
 /// newer row than the k it has (DataFusion's TopK threshold against each file's bounds), with
-/// and without a filter (applied in the scan: `filter-pushdown` is on for local lakes); the
+/// and without a filter (applied in the scan: `filter-pushdown=auto` turns it on for `ORDER BY ... LIMIT`); the
 /// answers equal a plain sort of the rows written.
 #[tokio::test(flavor = "multi_thread")]
 async fn newest_first_scans_skip_older_files() {
