@@ -96,6 +96,10 @@ enum Cmd {
         /// with the one-commit table's.
         #[arg(long)]
         one_commit_baseline: bool,
+        /// A lake option for Varve's queries, KEY=VALUE (repeat for more), e.g. cache=off,
+        /// version-check-interval=0s, filter-pushdown=on: the storage options of `varve -o`.
+        #[arg(long = "lake-option", value_name = "KEY=VALUE", value_parser = parse_kv)]
+        lake_options: Vec<(String, String)>,
     },
     /// Write-path benchmarks on IoT readings, each side by side in one run: appends with columns
     /// encoded on one thread vs one per core, 1,000 micro-commits with inline maintenance (latency
@@ -331,6 +335,7 @@ fn real_main(cli: Cli) -> Result<ExitCode, String> {
             keep_lake,
             maintain,
             one_commit_baseline,
+            lake_options,
         } => {
             if commit_rows == 0 {
                 return Err("--commit-rows must be at least 1".into());
@@ -353,6 +358,7 @@ fn real_main(cli: Cli) -> Result<ExitCode, String> {
                 keep_lake,
                 maintain,
                 one_commit_baseline,
+                lake_options,
                 command: std::env::args().collect::<Vec<_>>().join(" "),
             };
             let outcome = run::run(&opts)?;

@@ -57,6 +57,9 @@ pub struct RunInfo {
     pub only: Vec<String>,
     /// Per-query timeout for Varve, ms.
     pub timeout_ms: u64,
+    /// Varve's lake options given with `--lake-option`.
+    #[serde(default)]
+    pub lake_options: Vec<(String, String)>,
 }
 
 /// One query's record.
@@ -248,6 +251,10 @@ pub fn markdown(
     let rows: Vec<String> = run.dataset_rows.iter().map(|(t, n)| format!("{t} {n} rows")).collect();
     let _ = writeln!(s, "- data: `{}` ({})", run.dataset, rows.join(", "));
     let _ = writeln!(s, "- storage: {storage}{latency}");
+    if !run.lake_options.is_empty() {
+        let o: Vec<String> = run.lake_options.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        let _ = writeln!(s, "- lake options: {}", o.join(", "));
+    }
     if !run.only.is_empty() {
         let _ = writeln!(s, "- queries: only {} (not the whole suite)", run.only.join(", "));
     }

@@ -67,6 +67,8 @@ pub struct RunOptions {
     /// Also load the data in one commit per table into a second lake and run the queries there
     /// (phase `one-commit`).
     pub one_commit_baseline: bool,
+    /// Varve's own lake options (`cache=off`, ...), given to every lake handle of the run.
+    pub lake_options: Vec<(String, String)>,
     /// The command line, recorded with the results.
     pub command: String,
 }
@@ -355,6 +357,7 @@ pub fn run(opts: &RunOptions) -> Result<RunOutcome, String> {
         only: opts.only.clone(),
         timeout_ms: opts.timeout.as_millis() as u64,
         duckdb: duck.version.clone(),
+        lake_options: opts.lake_options.clone(),
     };
     let mut stem = format!(
         "{}-{}-{}",
@@ -376,6 +379,13 @@ pub fn run(opts: &RunOptions) -> Result<RunOutcome, String> {
     }
     if opts.one_commit_baseline {
         stem.push_str("-vs-one-commit");
+    }
+    for (k, v) in &opts.lake_options {
+        let clean: String = format!("{k}-{v}")
+            .chars()
+            .map(|c| if c.is_ascii_alphanumeric() || c == '-' { c } else { '_' })
+            .collect();
+        stem.push_str(&format!("-{clean}"));
     }
     stem.push_str(&format!("-{}", opts.spec.dir_name()));
     let jsonl = opts.results_dir.join(format!("{stem}.jsonl"));
@@ -401,6 +411,13 @@ pub fn run(opts: &RunOptions) -> Result<RunOutcome, String> {
 /// A fresh lake for the run: a directory under the data directory, or a bucket on a local S3
 /// server started for the run.
 fn lake_home(opts: &RunOptions) -> Result<(LakeHome, String, HashMap<String, String>), String> {
+    let (home, url, mut options) = lake_store(opts)?;
+    options.extend(opts.lake_options.iter().cloned());
+    Ok((home, url, options))
+}
+
+/// The lake's location and the store's own options.
+fn lake_store(opts: &RunOptions) -> Result<(LakeHome, String, HashMap<String, String>), String> {
     Ok(match opts.target {
         Target::Local => {
             let d = tempfile::Builder::new()

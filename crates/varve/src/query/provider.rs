@@ -212,6 +212,9 @@ impl TableProvider for VarveTable {
             filters.push(bound);
             source = source.with_pushdown_filters(true);
         }
+        // Pruning (files here; row groups and pages in the scan) by long `IN` lists too.
+        let long_lists = in_list_pruning(&filters);
+        filters.extend(long_lists);
         let predicate = match conjunction(filters) {
             Some(predicate) => {
                 let df_schema = DFSchema::try_from(self.schema.as_ref().clone())?;
@@ -426,3 +429,44 @@ impl PartitionStream for DeleteStream {
         ))
     }
 }
+
+/// DataFusion's pruning gives up on `IN` lists of more than 20 values (a file, row group or page
+/// is then always read). A list is the same as an OR of equalities, which pruning does use:
+/// for each top-level `col IN (literals)` of more than 20 and at most [`MAX_PRUNING_IN_LIST`]
+/// values, this returns that OR (as a balanced tree, so that no evaluation recurses deeply), to be
+/// added to the scan's predicate. Rows are unchanged: the OR holds exactly where the list does.
+fn in_list_pruning(filters: &[Expr]) -> Vec<Expr> {
+    use datafusion::logical_expr::expr::InList;
+    filters
+        .iter()
+        .filter_map(|f| match f {
+            Expr::InList(InList {
+                expr,
+                list,
+                negated: false,
+            }) if list.len() > 20
+                && list.len() <= MAX_PRUNING_IN_LIST
+                && list.iter().all(|v| matches!(v, Expr::Literal(..))) =>
+            {
+                let mut terms: Vec<Expr> = list.iter().map(|v| expr.as_ref().clone().eq(v.clone())).collect();
+                while terms.len() > 1 {
+                    let mut next = Vec::with_capacity(terms.len().div_ceil(2));
+                    let mut it = terms.into_iter();
+                    while let Some(a) = it.next() {
+                        next.push(match it.next() {
+                            Some(b) => a.or(b),
+                            None => a,
+                        });
+                    }
+                    terms = next;
+                }
+                terms.pop()
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+/// Longest `IN` list turned into equalities for pruning ([`in_list_pruning`]): each value costs
+/// a comparison per file, row group and page, and more values rarely prune anything more.
+const MAX_PRUNING_IN_LIST: usize = 1000;
