@@ -29,6 +29,7 @@ use datafusion::execution::cache::cache_manager::FileMetadataCache;
 use datafusion::execution::cache::DefaultFilesMetadataCache;
 use iceberg::spec::{ManifestEntry, ManifestFile, TableMetadata};
 use moka::sync::Cache;
+use parquet::file::metadata::ParquetMetaData;
 
 use crate::catalog::TableIdent;
 use crate::format::metadata_json::{Refs, SnapshotJsonCache};
@@ -178,6 +179,41 @@ impl MetadataCache {
     pub(crate) fn put_last_values(&self, location: &str, rows: RecordBatch) {
         let bytes = rows.get_array_memory_size();
         self.last_values.insert(location.to_string(), (rows, weight(bytes)));
+    }
+}
+
+impl MetadataCache {
+    /// Keeps the decoded footer (with page indexes) of the data file at `path` (`size` bytes), as
+    /// the query scans look it up (DataFusion's footer cache, by path and size).
+    pub(crate) fn keep_footer(&self, path: &object_store::path::Path, size: u64, footer: Arc<ParquetMetaData>) {
+        use datafusion::datasource::physical_plan::parquet::metadata::CachedParquetMetaData;
+        use datafusion::execution::cache::cache_manager::CachedFileMetadataEntry;
+        let meta = object_store::ObjectMeta {
+            location: path.clone(),
+            // As `PartitionedFile::new` leaves it: data files are never rewritten in place.
+            last_modified: chrono::DateTime::UNIX_EPOCH,
+            size,
+            e_tag: None,
+            version: None,
+        };
+        self.footers.put(
+            path,
+            CachedFileMetadataEntry::new(meta, Arc::new(CachedParquetMetaData::new(footer))),
+        );
+    }
+
+    /// The cached footer of the data file at `path`, if it is `size` bytes.
+    pub(crate) fn footer(&self, path: &object_store::path::Path, size: u64) -> Option<Arc<ParquetMetaData>> {
+        use datafusion::datasource::physical_plan::parquet::metadata::CachedParquetMetaData;
+        let entry = self.footers.get(path)?;
+        if entry.meta.size != size {
+            return None;
+        }
+        entry
+            .file_metadata
+            .as_any()
+            .downcast_ref::<CachedParquetMetaData>()
+            .map(|m| m.parquet_metadata().clone())
     }
 }
 

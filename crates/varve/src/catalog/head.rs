@@ -60,6 +60,9 @@ const FORMAT: u32 = 1;
 pub(crate) const MAX_MANIFEST_BYTES: u64 = 4 << 20;
 /// A last-value index is carried when at most this size (about 100,000 series of a few columns).
 pub(crate) const MAX_INDEX_BYTES: u64 = 2 << 20;
+/// Footers (with page indexes) of the newest data files are carried while they add up to at most
+/// this: a query of recent rows then opens its files without a footer read.
+pub(crate) const MAX_FOOTER_BYTES: u64 = 1 << 20;
 
 /// What a section holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -73,6 +76,9 @@ enum Kind {
     Manifest,
     /// The current snapshot's last-value index.
     LastValueIndex,
+    /// The footer of a data file, with its page indexes, as Parquet writes metadata alone
+    /// (`ParquetMetaDataWriter`; `location` names the data file, `object_bytes` its size).
+    Footer,
 }
 
 #[derive(Debug, Serialize, Deserialize)]
@@ -81,6 +87,9 @@ struct Section {
     /// The absolute location of the object whose bytes these are.
     location: String,
     bytes: u64,
+    /// For a footer: the size of the data file, bytes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    object_bytes: Option<u64>,
 }
 
 #[derive(Debug, Serialize, Deserialize)]
@@ -165,14 +174,22 @@ fn decode(raw: &Bytes) -> Option<Head> {
 /// after that version was committed. The manifests and the index are read through the block
 /// cache, which holds them when this process wrote or read them. Best effort: a failure is
 /// logged, and readers fall back to the Iceberg metadata (module docs).
-pub(crate) async fn write(storage: &Storage, ident: &TableIdent, version: u64, metadata: &TableMetadata, json: &Bytes) {
-    if let Err(e) = try_write(storage, ident, version, metadata, json).await {
+pub(crate) async fn write(
+    storage: &Storage,
+    cache: &MetadataCache,
+    ident: &TableIdent,
+    version: u64,
+    metadata: &TableMetadata,
+    json: &Bytes,
+) {
+    if let Err(e) = try_write(storage, cache, ident, version, metadata, json).await {
         tracing::debug!(table = %ident, version, "head object not written: {e}");
     }
 }
 
 async fn try_write(
     storage: &Storage,
+    cache: &MetadataCache,
     ident: &TableIdent,
     version: u64,
     metadata: &TableMetadata,
@@ -182,6 +199,7 @@ async fn try_write(
         kind: Kind::Metadata,
         location: storage.location(&ident.metadata_file(version)),
         bytes: json.len() as u64,
+        object_bytes: None,
     }];
     let mut bodies = vec![json.clone()];
     if let Some(snapshot) = metadata.current_snapshot() {
@@ -192,6 +210,7 @@ async fn try_write(
             kind: Kind::ManifestList,
             location: list_location.to_string(),
             bytes: list.len() as u64,
+            object_bytes: None,
         });
         bodies.push(list);
         let total: u64 = manifests.iter().map(|m| m.manifest_length.max(0) as u64).sum();
@@ -205,6 +224,7 @@ async fn try_write(
                     kind: Kind::Manifest,
                     location,
                     bytes: bytes.len() as u64,
+                    object_bytes: None,
                 });
                 bodies.push(bytes);
             }
@@ -215,8 +235,32 @@ async fn try_write(
                 kind: Kind::LastValueIndex,
                 location: ix.location.clone(),
                 bytes: bytes.len() as u64,
+                object_bytes: None,
             });
             bodies.push(bytes);
+        }
+        // Footers of the newest data files this process holds (it wrote or read them).
+        let mut entries = super::live_entries(storage, cache, metadata, Some(snapshot.snapshot_id())).await?;
+        entries.sort_by_key(|e| std::cmp::Reverse(e.sequence_number));
+        let mut footer_bytes = 0u64;
+        for e in entries {
+            let f = &e.data_file;
+            let Some(footer) = cache.footer(&storage.path_of(f.file_path())?, f.file_size_in_bytes()) else {
+                continue;
+            };
+            let mut buf = Vec::new();
+            parquet::file::metadata::ParquetMetaDataWriter::new(&mut buf, &footer).finish()?;
+            if footer_bytes + buf.len() as u64 > MAX_FOOTER_BYTES {
+                break;
+            }
+            footer_bytes += buf.len() as u64;
+            sections.push(Section {
+                kind: Kind::Footer,
+                location: f.file_path().to_string(),
+                bytes: buf.len() as u64,
+                object_bytes: Some(f.file_size_in_bytes()),
+            });
+            bodies.push(Bytes::from(buf));
         }
     }
     let header = Header {
@@ -304,6 +348,16 @@ pub(crate) fn install(storage: &Storage, cache: &MetadataCache, ident: &TableIde
                 cache.put_manifest(&s.location, Arc::new(entries), bytes.len());
                 storage.keep_object(&storage.path_of(&s.location)?, bytes);
             }
+            Kind::Footer => {
+                let size = s
+                    .object_bytes
+                    .ok_or_else(|| Error::corrupt(format!("head object: footer of {} without a size", s.location)))?;
+                let footer = parquet::file::metadata::ParquetMetaDataReader::new()
+                    .with_page_index_policy(parquet::file::metadata::PageIndexPolicy::Optional)
+                    .parse_and_finish(bytes)
+                    .map_err(|e| Error::corrupt(format!("head object: footer of {}: {e}", s.location)))?;
+                cache.keep_footer(&storage.path_of(&s.location)?, size, Arc::new(footer));
+            }
             Kind::LastValueIndex => {
                 let rows = last_value_ref::decode(&s.location, bytes.clone())?;
                 cache.put_last_values(&s.location, rows);
@@ -328,11 +382,13 @@ mod tests {
                     kind: Kind::Metadata,
                     location: "a".into(),
                     bytes: 3,
+                    object_bytes: None,
                 },
                 Section {
                     kind: Kind::Manifest,
                     location: "b".into(),
                     bytes: 2,
+                    object_bytes: None,
                 },
             ],
         };

@@ -401,7 +401,7 @@ pub(crate) async fn create(
     }
     let (hint, ()) = futures::join!(
         write_version_hint(storage, ident, 1),
-        head::write(storage, ident, 1, &built.metadata, &json)
+        head::write(storage, cache, ident, 1, &built.metadata, &json)
     );
     hint?;
     let metadata = Arc::new(built.metadata);

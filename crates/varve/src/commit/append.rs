@@ -274,11 +274,17 @@ impl Appender {
         drop(runs);
         let encoded_at = started.elapsed();
         let storage = self.storage.clone();
+        let cache = self.cache.clone();
         let uploads = encoded.into_iter().map(|(path, bytes, file)| {
-            let storage = storage.clone();
+            let (storage, cache) = (storage.clone(), cache.clone());
             async move {
                 let n = bytes.len() as u64;
+                // The new file's footer, for this process's queries and the head object.
+                let footer = encode::read_footer(&bytes);
                 storage.put(&path, bytes).await?;
+                if let Some(footer) = footer {
+                    cache.keep_footer(&path, n, footer);
+                }
                 Ok::<_, Error>((path, file, n))
             }
         });

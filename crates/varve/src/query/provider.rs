@@ -255,6 +255,7 @@ impl TableProvider for VarveTable {
                 }
                 for (i, f) in files.iter().enumerate().filter(|(i, _)| keep[*i]) {
                     let path = self.env.storage.path_of(f.file_path())?;
+                    self.env.storage.know_size(&path, f.file_size_in_bytes());
                     let file_stats = Arc::new(stats.file_statistics(i));
                     kept.push((
                         path.to_string(),

@@ -205,6 +205,25 @@ impl BlockCache {
         }
     }
 
+    /// Notes that the object `location` is `size` bytes (from table metadata), so that a first
+    /// read of it fetches every block it needs at once (module docs).
+    pub(crate) fn know_size(&self, location: &Path, size: u64) {
+        let name = location.to_string();
+        if self.metas.contains_key(&name) {
+            return;
+        }
+        self.metas.insert(
+            name,
+            ObjectMeta {
+                location: location.clone(),
+                last_modified: chrono::DateTime::UNIX_EPOCH,
+                size,
+                e_tag: None,
+                version: None,
+            },
+        );
+    }
+
     /// Keeps all of the object `location`, whose bytes are `data` (written or read whole, or
     /// carried by a table's head object): its size and its blocks, each copied into its own
     /// buffer (so that a block never holds a larger buffer in memory).

@@ -263,6 +263,14 @@ impl Storage {
         }
     }
 
+    /// Tells the block cache that the immutable object at `path` is `size` bytes (as a data
+    /// file's manifest entry says), so that its first read needs no probe for the size.
+    pub(crate) fn know_size(&self, path: &Path, size: u64) {
+        if let Some(c) = &self.block_cache {
+            c.know_size(path, size);
+        }
+    }
+
     /// The objects directly under `prefix` (no recursion), by name.
     pub(crate) async fn list_files(&self, prefix: &Path) -> Result<Vec<String>> {
         let r = self.store.list_with_delimiter(Some(prefix)).await?;

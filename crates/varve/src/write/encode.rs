@@ -291,3 +291,13 @@ mod tests {
         }
     }
 }
+
+/// The footer of a Parquet file held in memory, with its page indexes (what a scan reads before
+/// the data), or `None` when it cannot be read (the file is then read as usual).
+pub(crate) fn read_footer(file: &Bytes) -> Option<std::sync::Arc<parquet::file::metadata::ParquetMetaData>> {
+    parquet::file::metadata::ParquetMetaDataReader::new()
+        .with_page_index_policy(parquet::file::metadata::PageIndexPolicy::Optional)
+        .parse_and_finish(file)
+        .ok()
+        .map(std::sync::Arc::new)
+}

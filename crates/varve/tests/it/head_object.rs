@@ -266,3 +266,73 @@ async fn a_hint_left_behind_is_repaired_by_the_next_writer() {
         .unwrap();
     assert_eq!(duck(), 1481);
 }
+
+/// The head carries the footers (with page indexes) of the newest data files: a fresh process's
+/// query of one series' hour in a file of several MiB reads the head, then only data.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_fresh_selective_query_on_a_large_file_reads_no_footer() {
+    const DAY0: i64 = 1_699_920_000_000_000; // 2023-11-14T00:00:00Z
+    let backend = Backend::s3();
+    let writer = backend.open();
+    let schema = batch(1, 1, DAY0).schema();
+    let (hosts, per_host) = (4usize, 80_000usize);
+    let (mut ts, mut host, mut v) = (vec![], vec![], vec![]);
+    let mut expected_sum = 0.0f64;
+    for h in 0..hosts {
+        for i in 0..per_host {
+            ts.push(DAY0 + i as i64 * 1_000_000);
+            host.push(format!("h{h}"));
+            // Values that do not compress, so that the file is several MiB.
+            let x = (i as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ (h as u64) << 7;
+            v.push(x as f64 / 3.0);
+            if h == 2 && (5 * 3600..6 * 3600).contains(&i) {
+                expected_sum += x as f64 / 3.0;
+            }
+        }
+    }
+    let columns: Vec<ArrayRef> = vec![
+        Arc::new(TimestampMicrosecondArray::from(ts).with_timezone("UTC")),
+        Arc::new(StringArray::from(host)),
+        Arc::new(Float64Array::from(v)),
+    ];
+    let big = RecordBatch::try_new(schema.clone(), columns).unwrap();
+    let contract = TableContract::time_series("ts").with_series_key(["host"]);
+    writer.create_table("iot.readings", &schema, &contract).await.unwrap();
+    append(&writer, big).await;
+    let info = writer.info("iot.readings").await.unwrap();
+    assert_eq!(info.live_files, 1);
+    assert!(info.bytes > 3 << 20, "{info:?}");
+    let head = writer
+        .object_store()
+        .get(&Path::from(HEAD))
+        .await
+        .unwrap()
+        .bytes()
+        .await
+        .unwrap();
+    let header = String::from_utf8_lossy(&head[16..16 + u32::from_le_bytes(head[12..16].try_into().unwrap()) as usize])
+        .to_string();
+    assert!(
+        header.contains("\"footer\""),
+        "the head carries the new file's footer: {header}"
+    );
+
+    let (lake, counters) = fresh_counted(&backend);
+    let sql = "SELECT count(*), sum(v) FROM iot.readings WHERE host = 'h2' \
+               AND ts >= TIMESTAMP '2023-11-14 05:00:00Z' AND ts < TIMESTAMP '2023-11-14 06:00:00Z'";
+    let (answer, r) = requests(&counters, lake.sql(sql)).await;
+    eprintln!("selective query on a large file, fresh process: {r:?}");
+    let answer = answer.unwrap();
+    assert_eq!(rows(&answer.batches)[0][0], "3600");
+    let sum = answer.batches[0]
+        .column(1)
+        .as_any()
+        .downcast_ref::<Float64Array>()
+        .unwrap()
+        .value(0);
+    assert!(
+        (sum - expected_sum).abs() <= expected_sum.abs() * 1e-9,
+        "{sum} vs {expected_sum}"
+    );
+    assert!(r.round_trips <= 2, "the head, then data: {r:?}");
+}
