@@ -242,6 +242,16 @@ pub(crate) fn encode(
     Ok((buf, file))
 }
 
+/// The footer of a Parquet file held in memory, with its page indexes (what a scan reads before
+/// the data), or `None` when it cannot be read (the file is then read as usual).
+pub(crate) fn read_footer(file: &Bytes) -> Option<std::sync::Arc<parquet::file::metadata::ParquetMetaData>> {
+    parquet::file::metadata::ParquetMetaDataReader::new()
+        .with_page_index_policy(parquet::file::metadata::PageIndexPolicy::Optional)
+        .parse_and_finish(file)
+        .ok()
+        .map(std::sync::Arc::new)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -290,14 +300,4 @@ mod tests {
             assert_eq!(got, want, "{n} rows");
         }
     }
-}
-
-/// The footer of a Parquet file held in memory, with its page indexes (what a scan reads before
-/// the data), or `None` when it cannot be read (the file is then read as usual).
-pub(crate) fn read_footer(file: &Bytes) -> Option<std::sync::Arc<parquet::file::metadata::ParquetMetaData>> {
-    parquet::file::metadata::ParquetMetaDataReader::new()
-        .with_page_index_policy(parquet::file::metadata::PageIndexPolicy::Optional)
-        .parse_and_finish(file)
-        .ok()
-        .map(std::sync::Arc::new)
 }
