@@ -193,15 +193,14 @@ impl TableProvider for VarveTable {
         // Late materialization: the scan applies filters row by row as it decodes (the columns a
         // filter reads first, the rest only for rows that pass), and takes the running threshold
         // of a top-k above it (DataFusion's dynamic filter), which rules out files by their
-        // bounds. `auto` turns it on for statements with `ORDER BY ... LIMIT` (the session sets
-        // DataFusion's `pushdown_filters` per statement): on range-filtered aggregates it costs
-        // more than it saves (measured, docs/performance.md).
-        let pushdown = self
-            .env
-            .storage
-            .options
-            .filter_pushdown
-            .unwrap_or(state.config_options().execution.parquet.pushdown_filters);
+        // bounds. `auto` turns it on for local and memory lakes (measured faster on every suite,
+        // docs/performance.md), and on S3 for statements with `ORDER BY ... LIMIT` only (the
+        // session sets DataFusion's `pushdown_filters` per statement), where skipping whole
+        // files saves more than reading a filter's columns apart costs.
+        let pushdown = self.env.storage.options.filter_pushdown.unwrap_or(
+            self.env.storage.kind != crate::StorageKind::S3
+                || state.config_options().execution.parquet.pushdown_filters,
+        );
         if pushdown {
             source = source.with_pushdown_filters(true).with_reorder_filters(true);
         }

@@ -79,8 +79,9 @@ pub(crate) fn writes_rows(sql: &str) -> bool {
 
 /// Whether the query of a statement of `sql` (already rewritten for time travel) sorts and
 /// keeps the first rows (`ORDER BY ... LIMIT k`, a top-k): `filter-pushdown=auto` turns late
-/// materialization on for it, so that the sort's running threshold reaches the scan and rules
-/// out files by their bounds. Only the outermost query of each statement counts.
+/// materialization on for it on S3 (it is on for local lakes anyway), so that the sort's running
+/// threshold reaches the scan and rules out files by their bounds. Only the outermost query of
+/// each statement counts.
 pub(crate) fn has_top_k(sql: &str) -> bool {
     use datafusion::sql::sqlparser::ast::{LimitClause, Query};
     let Ok(statements) = DFParser::parse_sql(sql) else {

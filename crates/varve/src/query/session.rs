@@ -305,7 +305,7 @@ impl Session {
         let text = time_travel::rewrite(sql)?;
         let text = text.as_deref().unwrap_or(sql);
         check_depth(text)?;
-        // `filter-pushdown=auto`: late materialization for a top-k only (the scans read it).
+        // `filter-pushdown=auto` on S3: late materialization for a top-k only (the scans read it).
         let top_k = super::references::has_top_k(text);
         self.ctx
             .state_ref()

@@ -9,7 +9,7 @@
 //! | `cache-memory-bytes` | `256MiB` | bytes of blocks kept in memory |
 //! | `cache-dir` | none | directory of the disk cache, shared by processes (`cache=disk` needs it; setting it implies `cache=disk`) |
 //! | `cache-disk-bytes` | `10GiB` | bytes of blocks kept in `cache-dir` by this process |
-//! | `filter-pushdown` | `auto` | scans apply filters as they decode (late materialization): `on`, `off`, or `auto` (on for queries with `ORDER BY ... LIMIT`, where it lets the sort's running threshold skip whole files; off for the rest, where it costs more than it saves) |
+//! | `filter-pushdown` | `auto` | scans apply filters as they decode (late materialization): `on`, `off`, or `auto` (on for local directories and memory; on S3 only for queries with `ORDER BY ... LIMIT`, where it lets the sort's running threshold skip whole files) |
 //! | `cache-request-bytes` | `1MiB` | largest GET the cache makes (whole blocks of 1 MiB); longer misses are split into GETs made in parallel |
 
 use std::collections::HashMap;
