@@ -9,10 +9,12 @@
 //! `v<N>.metadata.json` is the commit point (module `catalog`), and the head is written after it,
 //! so a head can be behind: its writer died between the commit and the head write, or two
 //! writers' head writes crossed. A reader uses a head only when it describes the newest version:
-//! its version is the highest `v<N>.metadata.json` the LIST found, and the metadata it carries
-//! has that file's size. Otherwise (stale, missing, damaged, of another format) the reader loads
-//! the Iceberg metadata of the version the LIST found, as it does for a table written by an older
-//! Varve or by another engine. Plain Iceberg readers (DuckDB, PyIceberg, Spark) never look at it.
+//! its version is the highest `v<N>.metadata.json` the LIST found, the metadata it carries has
+//! that file's size, and the head was stored no earlier than that file (so that a head left by a
+//! dropped table of the same name is never taken for the new table's). Otherwise (stale, missing,
+//! unreadable, damaged, of another format) the reader loads the Iceberg metadata of the version
+//! the LIST found, as it does for a table written by an older Varve or by another engine. Plain
+//! Iceberg readers (DuckDB, PyIceberg, Spark) never look at it.
 //!
 //! # Format (version 1)
 //!
@@ -21,26 +23,31 @@
 //! format version             u32 little-endian, 1
 //! header length H            u32 little-endian
 //! header                     H bytes of JSON: {"table_uuid", "version", "sections": [{"kind",
-//!                            "location", "bytes"}]}
-//! sections                   the bytes of each section, in the header's order
+//!                            "location", "bytes", "object_bytes"?}]}
+//! sections                   the bytes of each section, in the header's order, and nothing after
 //! CRC-32                     u32 little-endian (IEEE), of every byte before it
 //! ```
 //!
-//! Sections, each the exact bytes of the object at `location` (so the reader decodes them as it
-//! would the object, and hands them to the block cache):
+//! Sections (the first four are the exact bytes of the object at `location`, so the reader
+//! decodes them as it would the object, and hands them to the block cache):
 //! - `metadata`: `v<N>.metadata.json`;
 //! - `manifest-list`: the current snapshot's manifest list;
 //! - `manifest`: each manifest it names, all or none ([`MAX_MANIFEST_BYTES`] in total);
 //! - `last-value-index`: the snapshot's last-value index (`format::last_value_ref`), when at most
-//!   [`MAX_INDEX_BYTES`]; larger ones are named by the snapshot summary, as always.
+//!   [`MAX_INDEX_BYTES`]; larger ones are named by the snapshot summary, as always;
+//! - `footer`: the footer with page indexes of a data file the commit added (`location`; its size
+//!   is `object_bytes`), written alone as Parquet writes metadata (`ParquetMetaDataWriter`), for
+//!   the files whose footers the committing process holds, up to [`MAX_FOOTER_BYTES`] in all. A
+//!   reader hands them to the query scans' footer cache, so that a query of recent rows reads
+//!   only data after the head.
 //!
 //! The head is written best effort: a failed head write never fails a commit (readers then fall
-//! back as above). It does not hold data file footers yet.
+//! back as above; the failure is logged as a warning).
 
 use std::sync::Arc;
 
 use bytes::{Buf, BufMut, Bytes, BytesMut};
-use iceberg::spec::{ManifestFile, TableMetadata};
+use iceberg::spec::{DataFile, ManifestFile, TableMetadata};
 use object_store::path::Path;
 use serde::{Deserialize, Serialize};
 
@@ -164,6 +171,9 @@ fn decode(raw: &Bytes) -> Option<Head> {
         at = end;
         sections.push((s, bytes));
     }
+    if at != body.len() {
+        return None;
+    }
     Some(Head {
         version: header.version,
         sections,
@@ -171,7 +181,8 @@ fn decode(raw: &Bytes) -> Option<Head> {
 }
 
 /// Writes the head of `ident` at `version`, whose metadata is `metadata` (as stored: `json`),
-/// after that version was committed. The manifests and the index are read through the block
+/// after that version was committed; `added` are the data files the commit added (their
+/// footers are carried when this process holds them). The manifests and the index are read through the block
 /// cache, which holds them when this process wrote or read them. Best effort: a failure is
 /// logged, and readers fall back to the Iceberg metadata (module docs).
 pub(crate) async fn write(
@@ -179,11 +190,11 @@ pub(crate) async fn write(
     cache: &MetadataCache,
     ident: &TableIdent,
     version: u64,
-    metadata: &TableMetadata,
-    json: &Bytes,
+    (metadata, json): (&TableMetadata, &Bytes),
+    added: &[DataFile],
 ) {
-    if let Err(e) = try_write(storage, cache, ident, version, metadata, json).await {
-        tracing::debug!(table = %ident, version, "head object not written: {e}");
+    if let Err(e) = try_write(storage, cache, ident, version, (metadata, json), added).await {
+        tracing::warn!(table = %ident, version, "head object not written (readers load the metadata instead): {e}");
     }
 }
 
@@ -192,8 +203,8 @@ async fn try_write(
     cache: &MetadataCache,
     ident: &TableIdent,
     version: u64,
-    metadata: &TableMetadata,
-    json: &Bytes,
+    (metadata, json): (&TableMetadata, &Bytes),
+    added: &[DataFile],
 ) -> Result<()> {
     let mut sections = vec![Section {
         kind: Kind::Metadata,
@@ -239,12 +250,10 @@ async fn try_write(
             });
             bodies.push(bytes);
         }
-        // Footers of the newest data files this process holds (it wrote or read them).
-        let mut entries = super::live_entries(storage, cache, metadata, Some(snapshot.snapshot_id())).await?;
-        entries.sort_by_key(|e| std::cmp::Reverse(e.sequence_number));
+        // Footers of the data files the commit added, when this process holds them (it wrote
+        // them): the newest files, which queries of recent rows read.
         let mut footer_bytes = 0u64;
-        for e in entries {
-            let f = &e.data_file;
+        for f in added {
             let Some(footer) = cache.footer(&storage.path_of(f.file_path())?, f.file_size_in_bytes()) else {
                 continue;
             };
@@ -294,18 +303,40 @@ pub(crate) async fn probe(storage: &Storage, ident: &TableIdent) -> Result<Probe
     let (head_path, hint_path) = (path(ident), ident.version_hint());
     let (listed, head, hint) = futures::join!(
         storage.list_after(&dir, &offset),
-        storage.get_opt(&head_path),
+        storage.get_with_meta(&head_path),
         storage.get_opt(&hint_path),
     );
     let newest = listed?
-        .iter()
-        .filter_map(|o| Some((super::parse_version(o.location.filename()?)?, o.size)))
-        .max();
-    let hint = hint?.and_then(|b| String::from_utf8_lossy(&b).trim().trim_start_matches('v').parse().ok());
-    let head = head?
-        .and_then(|raw| decode(&raw))
-        .filter(|h| newest.is_some_and(|(v, size)| h.version == v && h.metadata_bytes() == Some(size)));
-    Ok(Probe { newest, hint, head })
+        .into_iter()
+        .filter_map(|o| Some((super::parse_version(o.location.filename()?)?, o)))
+        .max_by_key(|(v, _)| *v);
+    // The head and the hint are hints: one that cannot be read is as good as none.
+    let hint = match hint {
+        Ok(b) => b.and_then(|b| String::from_utf8_lossy(&b).trim().trim_start_matches('v').parse().ok()),
+        Err(e) => {
+            tracing::warn!(table = %ident, "version hint not read: {e}");
+            None
+        }
+    };
+    let head = match head {
+        Ok(h) => h,
+        Err(e) => {
+            tracing::warn!(table = %ident, "head object not read (loading the metadata instead): {e}");
+            None
+        }
+    };
+    let head = head.and_then(|(raw, stored)| {
+        let (v, listed) = newest.as_ref()?;
+        let h = decode(&raw)?;
+        let fresh =
+            h.version == *v && h.metadata_bytes() == Some(listed.size) && stored.last_modified >= listed.last_modified;
+        fresh.then_some(h)
+    });
+    Ok(Probe {
+        newest: newest.map(|(v, o)| (v, o.size)),
+        hint,
+        head,
+    })
 }
 
 /// Loads `ident` at the head's version from the head alone: the metadata is decoded and kept in

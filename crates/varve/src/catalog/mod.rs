@@ -401,7 +401,7 @@ pub(crate) async fn create(
     }
     let (hint, ()) = futures::join!(
         write_version_hint(storage, ident, 1),
-        head::write(storage, cache, ident, 1, &built.metadata, &json)
+        head::write(storage, cache, ident, 1, (&built.metadata, &json), &[])
     );
     hint?;
     let metadata = Arc::new(built.metadata);
@@ -585,6 +585,8 @@ pub(crate) async fn drop_table(storage: &Storage, cache: &MetadataCache, ident: 
     let Some(last) = current_version(storage, ident).await? else {
         return Err(Error::not_found(format!("table {ident} does not exist")));
     };
+    // The head first: a drop that stops part-way must not leave a head behind the metadata.
+    storage.delete_quietly(&[head::path(ident)]).await;
     let n = storage.delete_prefix(&ident.metadata_dir()).await?;
     cache.forget_version(Some(ident));
     cache.forget_metadata(ident, last);

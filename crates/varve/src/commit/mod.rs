@@ -276,7 +276,7 @@ async fn commit_inner(
             // commit was only found after a lost-looking put: its head is left to the next commit).
             let head = async {
                 if let Some((metadata, json)) = won.as_ref().filter(|_| version == latest.version + 1) {
-                    catalog::head::write(storage, cache, &ident, version, metadata, json).await;
+                    catalog::head::write(storage, cache, &ident, version, (metadata, json), &txn.added).await;
                 }
             };
             futures::join!(catalog::write_version_hint_forward(storage, &ident, version), head);

@@ -60,6 +60,9 @@ pub(crate) struct QueryEnv {
     pub(crate) cache: Arc<MetadataCache>,
     pub(crate) scans: Arc<Mutex<Vec<ScanNote>>>,
     pub(crate) deletes: Arc<Mutex<Vec<crate::maintain::delete::DeleteReport>>>,
+    /// The statement sorts and keeps the first rows (`references::has_top_k`): with
+    /// `filter-pushdown=auto`, scans on S3 apply filters row by row for it.
+    pub(crate) top_k: bool,
 }
 
 /// A table at one snapshot.
@@ -194,13 +197,15 @@ impl TableProvider for VarveTable {
         // filter reads first, the rest only for rows that pass), and takes the running threshold
         // of a top-k above it (DataFusion's dynamic filter), which rules out files by their
         // bounds. `auto` turns it on for local and memory lakes (measured faster on every suite,
-        // docs/performance.md), and on S3 for statements with `ORDER BY ... LIMIT` only (the
-        // session sets DataFusion's `pushdown_filters` per statement), where skipping whole
-        // files saves more than reading a filter's columns apart costs.
-        let pushdown = self.env.storage.options.filter_pushdown.unwrap_or(
-            self.env.storage.kind != crate::StorageKind::S3
-                || state.config_options().execution.parquet.pushdown_filters,
-        );
+        // docs/performance.md), and on S3 for statements with `ORDER BY ... LIMIT` only
+        // (`QueryEnv::top_k`), where skipping whole files saves more than reading a filter's
+        // columns apart costs.
+        let pushdown = self
+            .env
+            .storage
+            .options
+            .filter_pushdown
+            .unwrap_or(self.env.storage.kind != crate::StorageKind::S3 || self.env.top_k);
         if pushdown {
             source = source.with_pushdown_filters(true).with_reorder_filters(true);
         }
@@ -212,8 +217,16 @@ impl TableProvider for VarveTable {
             source = source.with_pushdown_filters(true);
         }
         // Pruning (files here; row groups and pages in the scan) by long `IN` lists too.
+        // With filters applied row by row in the scan, the equalities would be evaluated on every
+        // row too: then they prune files only (below).
         let long_lists = in_list_pruning(&filters);
-        filters.extend(long_lists);
+        let file_pruning = match pushdown && !long_lists.is_empty() {
+            true => conjunction(filters.iter().cloned().chain(long_lists.iter().cloned())),
+            false => None,
+        };
+        if !pushdown {
+            filters.extend(long_lists);
+        }
         let predicate = match conjunction(filters) {
             Some(predicate) => {
                 let df_schema = DFSchema::try_from(self.schema.as_ref().clone())?;
@@ -247,7 +260,14 @@ impl TableProvider for VarveTable {
                     files: &files,
                     schema: &self.schema,
                 };
-                if let Some(physical) = &predicate {
+                let file_pruning = match file_pruning {
+                    Some(expr) => {
+                        let df_schema = DFSchema::try_from(self.schema.as_ref().clone())?;
+                        Some(state.create_physical_expr(expr, &df_schema)?)
+                    }
+                    None => predicate.clone(),
+                };
+                if let Some(physical) = &file_pruning {
                     if let Ok(pruning) = PruningPredicate::try_new(physical.clone(), self.schema.clone()) {
                         keep = pruning.prune(&stats)?;
                     }
@@ -434,7 +454,9 @@ impl PartitionStream for DeleteStream {
 /// is then always read). A list is the same as an OR of equalities, which pruning does use:
 /// for each top-level `col IN (literals)` of more than 20 and at most [`MAX_PRUNING_IN_LIST`]
 /// values, this returns that OR (as a balanced tree, so that no evaluation recurses deeply), to be
-/// added to the scan's predicate. Rows are unchanged: the OR holds exactly where the list does.
+/// added to the predicates that prune: files always, row groups and pages when filters are not
+/// applied row by row in the scan (there the OR would cost a comparison per value and row). Rows
+/// are unchanged: the OR holds exactly where the list does.
 fn in_list_pruning(filters: &[Expr]) -> Vec<Expr> {
     use datafusion::logical_expr::expr::InList;
     filters

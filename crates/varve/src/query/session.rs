@@ -299,22 +299,13 @@ impl Session {
             cache: self.cache.clone(),
             scans: self.scans.clone(),
             deletes: self.deletes.clone(),
+            top_k: super::references::has_top_k(&time_travel::rewrite(sql)?.unwrap_or_else(|| sql.to_string())),
         };
         self.ctx
             .register_catalog(CATALOG, Arc::new(LakeCatalog::for_statement(env, sql).await?));
         let text = time_travel::rewrite(sql)?;
         let text = text.as_deref().unwrap_or(sql);
         check_depth(text)?;
-        // `filter-pushdown=auto` on S3: late materialization for a top-k only (the scans read it).
-        let top_k = super::references::has_top_k(text);
-        self.ctx
-            .state_ref()
-            .write()
-            .config_mut()
-            .options_mut()
-            .execution
-            .parquet
-            .pushdown_filters = top_k;
         let (scans, deletes) = (self.scans.clone(), self.deletes.clone());
         if let Some(statement) = ddl::parse(text)? {
             // DDL runs when it is planned, as DataFusion's own DDL does.

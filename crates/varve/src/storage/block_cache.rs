@@ -12,6 +12,12 @@
 //! data: a block whose header or checksum does not match is deleted and fetched again. Blocks are
 //! written to a temporary name and renamed, so another process never reads half a block.
 //!
+//! Objects read again soon are kept as a whole without being asked for: the metadata objects the
+//! engine writes under a table's `metadata/` folder (manifests, manifest lists, last-value
+//! indexes: kept as they are written), objects read whole before their size was known, and the
+//! objects a table's head object carries (`catalog::head`). Scans tell the cache the sizes of the
+//! data files they will read (from the manifests), so a first read fetches its blocks at once.
+//!
 //! Memory is bounded by `cache-memory-bytes` and the disk by `cache-disk-bytes` (this process's
 //! count, started from the directory's contents), least recently and frequently used out first
 //! (moka's TinyLFU). Statistics ([`CacheStats`]) count blocks and bytes.
@@ -41,7 +47,8 @@ use crate::storage::options::{CacheMode, LakeOptions};
 /// Bytes of one cached block (the last block of an object is shorter).
 pub(crate) const BLOCK_BYTES: u64 = 1 << 20;
 
-/// Objects of at most this size are kept whole when written under a table's `metadata/` folder,
+/// Objects of at most this size are kept whole when written under a table's `metadata/` folder
+/// (`<namespace>/<table>/metadata/`),
 /// or when read whole before their size was known: manifests, manifest lists and last-value
 /// indexes, which are read again soon (by the head object, the next commit, the next query).
 /// Larger ones are read by ranges, block by block.
@@ -431,7 +438,7 @@ impl ObjectStore for BlockCache {
         // Metadata objects the engine writes (manifests, lists, indexes) are read again at once
         // (the head object, the next commit): keep them as they are written.
         let through = immutable(location)
-            && location.parts().any(|p| p.as_ref() == "metadata")
+            && location.parts().nth(2).is_some_and(|p| p.as_ref() == "metadata")
             && payload.content_length() as u64 <= WRITE_THROUGH_BYTES;
         if !through {
             return self.inner.put_opts(location, payload, opts).await;

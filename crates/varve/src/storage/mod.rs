@@ -203,6 +203,19 @@ impl Storage {
         }
     }
 
+    /// Reads an object with what the store says of it (size, modification time), or `None` when
+    /// it does not exist.
+    pub(crate) async fn get_with_meta(&self, path: &Path) -> Result<Option<(Bytes, object_store::ObjectMeta)>> {
+        match self.store.get(path).await {
+            Ok(r) => {
+                let meta = r.meta.clone();
+                Ok(Some((r.bytes().await?, meta)))
+            }
+            Err(object_store::Error::NotFound { .. }) => Ok(None),
+            Err(e) => Err(e.into()),
+        }
+    }
+
     pub(crate) async fn exists(&self, path: &Path) -> Result<bool> {
         match self.store.head(path).await {
             Ok(_) => Ok(true),
