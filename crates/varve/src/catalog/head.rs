@@ -10,8 +10,9 @@
 //! so a head can be behind: its writer died between the commit and the head write, or two
 //! writers' head writes crossed. A reader uses a head only when it describes the newest version:
 //! its version is the highest `v<N>.metadata.json` the LIST found, the metadata it carries has
-//! that file's size, and the head was stored no earlier than that file (so that a head left by a
-//! dropped table of the same name is never taken for the new table's). Otherwise (stale, missing,
+//! that file's size and (when the store gives e-tags) its e-tag, and the head was stored no
+//! earlier than that file (so that a head left by a dropped table of the same name is never
+//! taken for the new table's). Otherwise (stale, missing,
 //! unreadable, damaged, of another format) the reader loads the Iceberg metadata of the version
 //! the LIST found, as it does for a table written by an older Varve or by another engine. Plain
 //! Iceberg readers (DuckDB, PyIceberg, Spark) never look at it.
@@ -22,7 +23,8 @@
 //! "VARVHEAD"                 8 bytes, magic
 //! format version             u32 little-endian, 1
 //! header length H            u32 little-endian
-//! header                     H bytes of JSON: {"table_uuid", "version", "sections": [{"kind",
+//! header                     H bytes of JSON: {"table_uuid", "version", "metadata_e_tag"?,
+//!                            "sections": [{"kind",
 //!                            "location", "bytes", "object_bytes"?}]}
 //! sections                   the bytes of each section, in the header's order, and nothing after
 //! CRC-32                     u32 little-endian (IEEE), of every byte before it
@@ -103,6 +105,9 @@ struct Section {
 struct Header {
     table_uuid: String,
     version: u64,
+    /// The e-tag the store gave `v<version>.metadata.json` when it was written, if it gave one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    metadata_e_tag: Option<String>,
     sections: Vec<Section>,
 }
 
@@ -111,6 +116,7 @@ struct Header {
 pub(crate) struct Head {
     /// The metadata version it describes.
     pub(crate) version: u64,
+    metadata_e_tag: Option<String>,
     sections: Vec<(Section, Bytes)>,
 }
 
@@ -176,11 +182,13 @@ fn decode(raw: &Bytes) -> Option<Head> {
     }
     Some(Head {
         version: header.version,
+        metadata_e_tag: header.metadata_e_tag,
         sections,
     })
 }
 
-/// Writes the head of `ident` at `version`, whose metadata is `metadata` (as stored: `json`),
+/// Writes the head of `ident` at `version`, whose metadata is `metadata` (as stored: `json`, with
+/// the e-tag the store gave it),
 /// after that version was committed; `added` are the data files the commit added (their
 /// footers are carried when this process holds them). The manifests and the index are read through the block
 /// cache, which holds them when this process wrote or read them. Best effort: a failure is
@@ -190,10 +198,10 @@ pub(crate) async fn write(
     cache: &MetadataCache,
     ident: &TableIdent,
     version: u64,
-    (metadata, json): (&TableMetadata, &Bytes),
+    stored: (&TableMetadata, &Bytes, Option<&str>),
     added: &[DataFile],
 ) {
-    if let Err(e) = try_write(storage, cache, ident, version, (metadata, json), added).await {
+    if let Err(e) = try_write(storage, cache, ident, version, stored, added).await {
         tracing::warn!(table = %ident, version, "head object not written (readers load the metadata instead): {e}");
     }
 }
@@ -203,7 +211,7 @@ async fn try_write(
     cache: &MetadataCache,
     ident: &TableIdent,
     version: u64,
-    (metadata, json): (&TableMetadata, &Bytes),
+    (metadata, json, e_tag): (&TableMetadata, &Bytes, Option<&str>),
     added: &[DataFile],
 ) -> Result<()> {
     let mut sections = vec![Section {
@@ -275,6 +283,7 @@ async fn try_write(
     let header = Header {
         table_uuid: metadata.uuid().to_string(),
         version,
+        metadata_e_tag: e_tag.map(str::to_string),
         sections,
     };
     storage.put(&path(ident), encode(&header, &bodies)?).await
@@ -328,8 +337,16 @@ pub(crate) async fn probe(storage: &Storage, ident: &TableIdent) -> Result<Probe
     let head = head.and_then(|(raw, stored)| {
         let (v, listed) = newest.as_ref()?;
         let h = decode(&raw)?;
-        let fresh =
-            h.version == *v && h.metadata_bytes() == Some(listed.size) && stored.last_modified >= listed.last_modified;
+        // The same file, when both e-tags are known (a table dropped and made again can reach
+        // the same version with metadata of the same size).
+        let same_file = match (&h.metadata_e_tag, &listed.e_tag) {
+            (Some(a), Some(b)) => a == b,
+            _ => true,
+        };
+        let fresh = h.version == *v
+            && h.metadata_bytes() == Some(listed.size)
+            && stored.last_modified >= listed.last_modified
+            && same_file;
         fresh.then_some(h)
     });
     Ok(Probe {
@@ -408,6 +425,7 @@ mod tests {
         let header = Header {
             table_uuid: "u".into(),
             version: 7,
+            metadata_e_tag: None,
             sections: vec![
                 Section {
                     kind: Kind::Metadata,

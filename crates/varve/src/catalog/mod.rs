@@ -393,15 +393,25 @@ pub(crate) async fn create(
     let refs = Arc::new(Refs::new());
     let json = Bytes::from(metadata_json::to_json(&built.metadata, &refs, &cache.snapshot_json)?);
     let size = json.len();
-    if !storage.put_if_absent(&ident.metadata_file(1), json.clone()).await? {
+    let Some(e_tag) = storage
+        .put_if_absent_tagged(&ident.metadata_file(1), json.clone())
+        .await?
+    else {
         return Err(Error::new(
             ErrorKind::AlreadyExists,
             format!("table {ident} exists already"),
         ));
-    }
+    };
     let (hint, ()) = futures::join!(
         write_version_hint(storage, ident, 1),
-        head::write(storage, cache, ident, 1, (&built.metadata, &json), &[])
+        head::write(
+            storage,
+            cache,
+            ident,
+            1,
+            (&built.metadata, &json, e_tag.as_deref()),
+            &[]
+        )
     );
     hint?;
     let metadata = Arc::new(built.metadata);

@@ -193,7 +193,7 @@ async fn commit_inner(
     let mut snapshots: Vec<i64> = Vec::new();
     let mut attempt = 0u32;
     // The metadata this process wrote, when its put won: what the head object carries.
-    let mut won: Option<(Arc<iceberg::spec::TableMetadata>, Bytes)> = None;
+    let mut won: Option<(Arc<iceberg::spec::TableMetadata>, Bytes, Option<String>)> = None;
     loop {
         attempt += 1;
         catalog::repair_version_hint(storage, &latest).await;
@@ -219,14 +219,18 @@ async fn commit_inner(
         )?);
         let serialize_ms = started.elapsed().as_secs_f64() * 1e3 - prepare_ms;
         let metadata_bytes = json.len();
-        let outcome = storage.put_if_absent(&ident.metadata_file(next), json.clone()).await;
+        let tagged = storage
+            .put_if_absent_tagged(&ident.metadata_file(next), json.clone())
+            .await;
+        let e_tag = tagged.as_ref().ok().and_then(|t| t.clone()).flatten();
+        let outcome = tagged.map(|t| t.is_some());
         let put_ms = started.elapsed().as_secs_f64() * 1e3 - prepare_ms - serialize_ms;
         if matches!(outcome, Ok(true)) {
             // The next load of this table (inline maintenance, the next append) needs no parse.
             // A process sees its own commits at once, whatever the version-check interval.
             cache.saw_version(&ident, metadata.uuid(), next, std::time::Instant::now());
             cache.put_metadata(ident.metadata_file(next).as_ref(), metadata.clone(), refs, json.len());
-            won = Some((metadata, json.clone()));
+            won = Some((metadata, json.clone(), e_tag));
         }
         attempted.push((next, json));
         snapshots.extend(prepared.snapshot_id);
@@ -275,8 +279,9 @@ async fn commit_inner(
             // The post-commit hooks, at once: the version hint, and the head object (unless the
             // commit was only found after a lost-looking put: its head is left to the next commit).
             let head = async {
-                if let Some((metadata, json)) = won.as_ref().filter(|_| version == latest.version + 1) {
-                    catalog::head::write(storage, cache, &ident, version, (metadata, json), &txn.added).await;
+                if let Some((metadata, json, e_tag)) = won.as_ref().filter(|_| version == latest.version + 1) {
+                    let stored = (metadata.as_ref(), json, e_tag.as_deref());
+                    catalog::head::write(storage, cache, &ident, version, stored, &txn.added).await;
                 }
             };
             futures::join!(catalog::write_version_hint_forward(storage, &ident, version), head);

@@ -237,18 +237,20 @@ impl Storage {
         }
     }
 
-    /// Writes `data` at `path` only if nothing is there: `Ok(true)` when written, `Ok(false)`
-    /// when another writer got there first. This is the commit point of the protocol, so the
-    /// store must make it atomic (AWS S3, MinIO and R2 do; moto 5.2 does not under concurrent
-    /// writes, which is why the tests run it through `varve-testkit/moto_server.py`).
-    pub(crate) async fn put_if_absent(&self, path: &Path, data: Bytes) -> Result<bool> {
+    /// Writes `data` at `path` only if nothing is there: `Ok(Some(e_tag))` when written, with the
+    /// e-tag the store gave the new object (`None` when it gives none; the head object records it
+    /// to recognise that exact file), `Ok(None)` when another writer got there first. This is the
+    /// commit point of the protocol, so the store must make it atomic (AWS S3, MinIO and R2 do;
+    /// moto 5.2 does not under concurrent writes, which is why the tests run it through
+    /// `varve-testkit/moto_server.py`).
+    pub(crate) async fn put_if_absent_tagged(&self, path: &Path, data: Bytes) -> Result<Option<Option<String>>> {
         let opts = PutOptions {
             mode: PutMode::Create,
             ..Default::default()
         };
         match self.store.put_opts(path, PutPayload::from(data), opts).await {
-            Ok(_) => Ok(true),
-            Err(object_store::Error::AlreadyExists { .. }) | Err(object_store::Error::Precondition { .. }) => Ok(false),
+            Ok(r) => Ok(Some(r.e_tag)),
+            Err(object_store::Error::AlreadyExists { .. }) | Err(object_store::Error::Precondition { .. }) => Ok(None),
             Err(e) => Err(e.into()),
         }
     }

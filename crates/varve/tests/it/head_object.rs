@@ -336,3 +336,58 @@ async fn a_fresh_selective_query_on_a_large_file_reads_no_footer() {
     );
     assert!(r.round_trips <= 2, "the head, then data: {r:?}");
 }
+
+/// A head that outlived its table (a late head write landing after a drop) is never taken for
+/// the head of a new table of the same name, even at the same version with metadata of the same
+/// size: the head records the e-tag of the metadata file it describes.
+async fn a_dropped_tables_head_is_not_believed(backend: Backend) {
+    let lake = backend.open();
+    let schema = |key: &str| {
+        Arc::new(Schema::new(vec![
+            Field::new(
+                "ts",
+                DataType::Timestamp(TimeUnit::Microsecond, Some("UTC".into())),
+                false,
+            ),
+            Field::new(key, DataType::Utf8, false),
+        ]))
+    };
+    let contract = |key: &str| TableContract::time_series("ts").with_series_key([key]);
+    lake.create_table("iot.readings", &schema("host"), &contract("host"))
+        .await
+        .unwrap();
+    let store = lake.object_store();
+    let old_head = store.get(&Path::from(HEAD)).await.unwrap().bytes().await.unwrap();
+    lake.drop_table("iot.readings").await.unwrap();
+    // The same name, a column of the same length: `v1.metadata.json` of the same size.
+    lake.create_table("iot.readings", &schema("node"), &contract("node"))
+        .await
+        .unwrap();
+    tokio::time::sleep(std::time::Duration::from_millis(1100)).await;
+    store.put(&Path::from(HEAD), old_head.into()).await.unwrap();
+    let fresh = backend.open();
+    let columns: Vec<String> = fresh
+        .describe("iot.readings")
+        .await
+        .unwrap()
+        .schema
+        .fields()
+        .iter()
+        .map(|f| f.name().clone())
+        .collect();
+    assert_eq!(
+        columns,
+        ["ts", "node"],
+        "the new table's columns, not the dropped one's"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_dropped_tables_head_is_not_believed_local() {
+    a_dropped_tables_head_is_not_believed(Backend::local()).await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_dropped_tables_head_is_not_believed_s3() {
+    a_dropped_tables_head_is_not_believed(Backend::s3()).await;
+}
