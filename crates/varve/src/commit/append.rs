@@ -229,8 +229,14 @@ impl Appender {
 
     /// Sorts, encodes and uploads what is buffered.
     async fn flush(&mut self) -> Result<()> {
+        let encoded = self.encode_buffer().await?;
+        self.upload(encoded).await
+    }
+
+    /// Sorts and encodes what is buffered: the data files, not uploaded yet.
+    async fn encode_buffer(&mut self) -> Result<Vec<(Path, Bytes, DataFile)>> {
         if self.buffer.is_empty() {
-            return Ok(());
+            return Ok(vec![]);
         }
         let batches = std::mem::take(&mut self.buffer);
         self.buffered = 0;
@@ -272,42 +278,32 @@ impl Appender {
             })
             .collect::<Result<_>>()?;
         drop(runs);
-        let encoded_at = started.elapsed();
-        let storage = self.storage.clone();
-        let cache = self.cache.clone();
-        let uploads = encoded.into_iter().map(|(path, bytes, file)| {
-            let (storage, cache) = (storage.clone(), cache.clone());
-            async move {
-                let n = bytes.len() as u64;
-                // The new file's footer, for this process's queries and the head object.
-                let footer = encode::read_footer(&bytes);
-                storage.put(&path, bytes).await?;
-                if let Some(footer) = footer {
-                    cache.keep_footer(&path, n, footer);
-                }
-                Ok::<_, Error>((path, file, n))
-            }
-        });
-        let done: Vec<_> = stream::iter(uploads)
-            .buffer_unordered(UPLOAD_CONCURRENCY)
-            .try_collect()
-            .await?;
         tracing::debug!(
             table = %self.base.ident,
-            files = done.len(),
+            files = encoded.len(),
             sort_ms = sorted.as_secs_f64() * 1e3,
-            encode_ms = (encoded_at - sorted).as_secs_f64() * 1e3,
-            upload_ms = (started.elapsed() - encoded_at).as_secs_f64() * 1e3,
-            "append flush"
+            encode_ms = (started.elapsed() - sorted).as_secs_f64() * 1e3,
+            "append encode"
         );
-        for (path, file, n) in done {
-            self.report.rows += file.record_count();
-            self.report.files += 1;
-            self.report.bytes += n;
-            self.uploaded.push(path);
-            self.files.push(file);
+        Ok(encoded)
+    }
+
+    /// Uploads encoded data files ([`upload_data_files`]) and counts them in.
+    async fn upload(&mut self, encoded: Vec<(Path, Bytes, DataFile)>) -> Result<()> {
+        let files: Vec<(Path, Bytes)> = encoded.iter().map(|(p, b, _)| (p.clone(), b.clone())).collect();
+        upload_data_files(&self.storage, &self.cache, &files).await?;
+        for (path, _, file) in encoded {
+            self.count_in(path, file);
         }
         Ok(())
+    }
+
+    fn count_in(&mut self, path: Path, file: DataFile) {
+        self.report.rows += file.record_count();
+        self.report.files += 1;
+        self.report.bytes += file.file_size_in_bytes();
+        self.uploaded.push(path);
+        self.files.push(file);
     }
 
     /// Last-write-wins: the rows of `runs` (a new flush) replace rows of the same key that an
@@ -387,9 +383,23 @@ impl Appender {
                 ..Default::default()
             });
         }
-        if let Err(e) = self.flush().await {
-            self.abort().await;
-            return Err(e);
+        // The last flush's files go up in the commit, at once with its manifests (one round trip
+        // less), except for last-write-wins appends, whose rebase may read them.
+        let pending = match self.keys.is_some() {
+            true => self.flush().await.map(|()| vec![]),
+            false => self.encode_buffer().await,
+        };
+        let pending = match pending {
+            Ok(p) => p,
+            Err(e) => {
+                self.abort().await;
+                return Err(e);
+            }
+        };
+        let mut pending_bytes = Vec::with_capacity(pending.len());
+        for (path, bytes, file) in pending {
+            pending_bytes.push((path.clone(), bytes));
+            self.count_in(path, file);
         }
         if self.files.is_empty() {
             let mut r = self.report.clone();
@@ -403,6 +413,7 @@ impl Appender {
         partitions.sort();
         partitions.dedup();
         txn.uploaded = std::mem::take(&mut self.uploaded);
+        txn.pending = pending_bytes;
         let lww = match self.keys.take() {
             Some(keys) => {
                 let hook = Arc::new(LastWriteWins::new(
@@ -488,4 +499,31 @@ impl Appender {
         }
         self.commit().await
     }
+}
+
+/// Uploads data files (`UPLOAD_CONCURRENCY` at a time) and keeps their footers for this process's
+/// queries and the head object.
+///
+/// Errors: the first storage error (files already uploaded stay: the caller deletes them).
+pub(crate) async fn upload_data_files(storage: &Storage, cache: &MetadataCache, files: &[(Path, Bytes)]) -> Result<()> {
+    let started = Instant::now();
+    let uploads = files.iter().cloned().map(|(path, bytes)| async move {
+        let footer = encode::read_footer(&bytes);
+        let n = bytes.len() as u64;
+        storage.put(&path, bytes).await?;
+        if let Some(footer) = footer {
+            cache.keep_footer(&path, n, footer);
+        }
+        Ok::<_, Error>(())
+    });
+    let _: Vec<()> = stream::iter(uploads)
+        .buffer_unordered(UPLOAD_CONCURRENCY)
+        .try_collect()
+        .await?;
+    tracing::debug!(
+        files = files.len(),
+        upload_ms = started.elapsed().as_secs_f64() * 1e3,
+        "append upload"
+    );
+    Ok(())
 }

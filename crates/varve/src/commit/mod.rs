@@ -114,6 +114,9 @@ pub(crate) struct Transaction {
     pub(crate) note: Option<String>,
     /// Objects this change uploaded (data files): deleted when it fails or is a duplicate.
     pub(crate) uploaded: Vec<Path>,
+    /// Data files encoded but not uploaded yet (their paths are in `uploaded` and their entries
+    /// in `added`): the first commit attempt uploads them at once with its manifests.
+    pub(crate) pending: Vec<(Path, Bytes)>,
     /// Recomputes the change against each attempt's newest metadata.
     pub(crate) rebase: Option<Arc<dyn Rebase>>,
     /// What the change does to the rows, for the last-value index (`index::last_value`); when
@@ -136,6 +139,7 @@ impl Transaction {
             batch_id: None,
             note: None,
             uploaded: vec![],
+            pending: vec![],
             rebase: None,
             last_value: Default::default(),
         }
@@ -207,7 +211,19 @@ async fn commit_inner(
         }
         check_rebase(storage, cache, &latest, txn).await?;
         let started = std::time::Instant::now();
-        let prepared = snapshot::prepare(storage, cache, &latest, txn, attempt == 1).await?;
+        // Data files not uploaded yet go up at once with the manifests.
+        let pending = std::mem::take(&mut txn.pending);
+        let (uploaded, prepared) = futures::join!(
+            append::upload_data_files(storage, cache, &pending),
+            snapshot::prepare(storage, cache, &latest, txn, attempt == 1)
+        );
+        if let Err(e) = uploaded {
+            if let Ok(p) = &prepared {
+                storage.delete_quietly(&p.written).await;
+            }
+            return Err(e);
+        }
+        let prepared = prepared?;
         let prepare_ms = started.elapsed().as_secs_f64() * 1e3;
         let next = latest.version + 1;
         let metadata = Arc::new(prepared.metadata);
