@@ -18,7 +18,8 @@ use varve_testkit::{rows, Backend};
 const HOUR_US: i64 = 3_600_000_000;
 const T0: i64 = 1_700_000_000_000_000;
 
-fn batch(hosts: usize, per_host: usize, start: i64) -> RecordBatch {
+/// `hosts` series `h0..`, `per_host` rows each, 10 s apart from `start` (µs).
+pub(crate) fn batch(hosts: usize, per_host: usize, start: i64) -> RecordBatch {
     let schema = Arc::new(Schema::new(vec![
         Field::new(
             "ts",
@@ -71,7 +72,7 @@ async fn make_table(lake: &Lake) {
 }
 
 /// Runs `f` and returns what it asked of the store.
-async fn requests<F: std::future::Future>(counters: &Counters, f: F) -> (F::Output, Requests) {
+pub(crate) async fn requests<F: std::future::Future>(counters: &Counters, f: F) -> (F::Output, Requests) {
     let before = counters.snapshot();
     let since = Instant::now();
     let out = f.await;

@@ -4,45 +4,20 @@
 //! Iceberg metadata says, on local disk and on S3.
 
 use std::sync::Arc;
-use std::time::Instant;
 
 use arrow::array::{ArrayRef, Float64Array, RecordBatch, StringArray, TimestampMicrosecondArray};
 use arrow::datatypes::{DataType, Field, Schema, TimeUnit};
 use object_store::path::Path;
 use object_store::ObjectStoreExt;
 use varve::{AppendOptions, Lake, TableContract};
-use varve_testkit::store::{instrument, Counters, Latency, Requests};
+use varve_testkit::store::{instrument, Counters, Latency};
+
+use crate::fast_paths::{batch, requests};
 use varve_testkit::{rows, Backend};
 
 const T0: i64 = 1_700_000_000_000_000;
 const HOUR_US: i64 = 3_600_000_000;
 const HEAD: &str = "iot/readings/metadata/varve-head.bin";
-
-fn batch(hosts: usize, per_host: usize, start: i64) -> RecordBatch {
-    let schema = Arc::new(Schema::new(vec![
-        Field::new(
-            "ts",
-            DataType::Timestamp(TimeUnit::Microsecond, Some("UTC".into())),
-            false,
-        ),
-        Field::new("host", DataType::Utf8, false),
-        Field::new("v", DataType::Float64, true),
-    ]));
-    let (mut ts, mut host, mut v) = (vec![], vec![], vec![]);
-    for h in 0..hosts {
-        for i in 0..per_host {
-            ts.push(start + i as i64 * 10_000_000);
-            host.push(format!("h{h}"));
-            v.push((h * 1000 + i) as f64 + start as f64 / 1e12);
-        }
-    }
-    let columns: Vec<ArrayRef> = vec![
-        Arc::new(TimestampMicrosecondArray::from(ts).with_timezone("UTC")),
-        Arc::new(StringArray::from(host)),
-        Arc::new(Float64Array::from(v)),
-    ];
-    RecordBatch::try_new(schema, columns).unwrap()
-}
 
 async fn make_table(lake: &Lake) {
     let b = batch(4, 360, T0);
@@ -69,13 +44,6 @@ fn fresh_counted(backend: &Backend) -> (Lake, Arc<Counters>) {
     let lake =
         Lake::open_with_store_layer(&backend.url(), &backend.options(), move |s| instrument(s, latency, c)).unwrap();
     (lake, counters)
-}
-
-async fn requests<F: std::future::Future>(counters: &Counters, f: F) -> (F::Output, Requests) {
-    let before = counters.snapshot();
-    let since = Instant::now();
-    let out = f.await;
-    (out, counters.since(&before, since))
 }
 
 /// What a fresh process answers: the row count and the latest rows.
