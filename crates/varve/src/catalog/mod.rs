@@ -138,7 +138,8 @@ async fn load_checked(
     known: Option<u64>,
 ) -> Result<LoadedTable> {
     let checked_at = std::time::Instant::now();
-    if known.is_none() && cache.recent_version(ident).is_none() {
+    // No version known (`load` and `load_recent` pass the one this process saw): first contact.
+    if known.is_none() {
         return load_first(storage, cache, ident, checked_at).await;
     }
     let found = find_current_version(storage, ident, known).await?;
@@ -393,10 +394,7 @@ pub(crate) async fn create(
     let refs = Arc::new(Refs::new());
     let json = Bytes::from(metadata_json::to_json(&built.metadata, &refs, &cache.snapshot_json)?);
     let size = json.len();
-    let Some(e_tag) = storage
-        .put_if_absent_tagged(&ident.metadata_file(1), json.clone())
-        .await?
-    else {
+    let Some(e_tag) = storage.put_if_absent(&ident.metadata_file(1), json.clone()).await? else {
         return Err(Error::new(
             ErrorKind::AlreadyExists,
             format!("table {ident} exists already"),

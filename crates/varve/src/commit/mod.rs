@@ -235,11 +235,9 @@ async fn commit_inner(
         )?);
         let serialize_ms = started.elapsed().as_secs_f64() * 1e3 - prepare_ms;
         let metadata_bytes = json.len();
-        let tagged = storage
-            .put_if_absent_tagged(&ident.metadata_file(next), json.clone())
-            .await;
-        let e_tag = tagged.as_ref().ok().and_then(|t| t.clone()).flatten();
-        let outcome = tagged.map(|t| t.is_some());
+        let put = storage.put_if_absent(&ident.metadata_file(next), json.clone()).await;
+        let e_tag = put.as_ref().ok().cloned().flatten().flatten();
+        let outcome = put.map(|written| written.is_some());
         let put_ms = started.elapsed().as_secs_f64() * 1e3 - prepare_ms - serialize_ms;
         if matches!(outcome, Ok(true)) {
             // The next load of this table (inline maintenance, the next append) needs no parse.
@@ -295,7 +293,7 @@ async fn commit_inner(
             // The post-commit hooks, at once: the version hint, and the head object (unless the
             // commit was only found after a lost-looking put: its head is left to the next commit).
             let head = async {
-                if let Some((metadata, json, e_tag)) = won.as_ref().filter(|_| version == latest.version + 1) {
+                if let Some((metadata, json, e_tag)) = &won {
                     let stored = (metadata.as_ref(), json, e_tag.as_deref());
                     catalog::head::write(storage, cache, &ident, version, stored, &txn.added).await;
                 }

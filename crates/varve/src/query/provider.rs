@@ -196,16 +196,9 @@ impl TableProvider for VarveTable {
         // Late materialization: the scan applies filters row by row as it decodes (the columns a
         // filter reads first, the rest only for rows that pass), and takes the running threshold
         // of a top-k above it (DataFusion's dynamic filter), which rules out files by their
-        // bounds. `auto` turns it on for local and memory lakes (measured faster on every suite,
-        // docs/performance.md), and on S3 for statements with `ORDER BY ... LIMIT` only
-        // (`QueryEnv::top_k`), where skipping whole files saves more than reading a filter's
-        // columns apart costs.
-        let pushdown = self
-            .env
-            .storage
-            .options
-            .filter_pushdown
-            .unwrap_or(self.env.storage.kind != crate::StorageKind::S3 || self.env.top_k);
+        // bounds (`LakeOptions::filter_pushdown` says when).
+        let storage = &self.env.storage;
+        let pushdown = storage.options.filter_pushdown(storage.kind, self.env.top_k);
         if pushdown {
             source = source.with_pushdown_filters(true).with_reorder_filters(true);
         }
@@ -227,9 +220,9 @@ impl TableProvider for VarveTable {
         if !pushdown {
             filters.extend(long_lists);
         }
+        let df_schema = DFSchema::try_from(self.schema.as_ref().clone())?;
         let predicate = match conjunction(filters) {
             Some(predicate) => {
-                let df_schema = DFSchema::try_from(self.schema.as_ref().clone())?;
                 let physical = state.create_physical_expr(predicate, &df_schema)?;
                 source = source.with_predicate(physical.clone());
                 Some(physical)
@@ -261,10 +254,7 @@ impl TableProvider for VarveTable {
                     schema: &self.schema,
                 };
                 let file_pruning = match file_pruning {
-                    Some(expr) => {
-                        let df_schema = DFSchema::try_from(self.schema.as_ref().clone())?;
-                        Some(state.create_physical_expr(expr, &df_schema)?)
-                    }
+                    Some(expr) => Some(state.create_physical_expr(expr, &df_schema)?),
                     None => predicate.clone(),
                 };
                 if let Some(physical) = &file_pruning {

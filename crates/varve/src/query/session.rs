@@ -294,17 +294,17 @@ impl Session {
         if let Ok(mut notes) = self.deletes.lock() {
             notes.clear();
         }
+        let text = time_travel::rewrite(sql)?;
+        let text = text.as_deref().unwrap_or(sql);
         let env = QueryEnv {
             storage: self.storage.clone(),
             cache: self.cache.clone(),
             scans: self.scans.clone(),
             deletes: self.deletes.clone(),
-            top_k: super::references::has_top_k(&time_travel::rewrite(sql)?.unwrap_or_else(|| sql.to_string())),
+            top_k: super::references::has_top_k(text),
         };
         self.ctx
             .register_catalog(CATALOG, Arc::new(LakeCatalog::for_statement(env, sql).await?));
-        let text = time_travel::rewrite(sql)?;
-        let text = text.as_deref().unwrap_or(sql);
         check_depth(text)?;
         let (scans, deletes) = (self.scans.clone(), self.deletes.clone());
         if let Some(statement) = ddl::parse(text)? {

@@ -138,6 +138,18 @@ impl fmt::Display for BlockCache {
     }
 }
 
+/// What the cache knows of an object it was told about rather than asked the store for: its size
+/// (its other fields are not used).
+fn sized(location: &Path, size: u64) -> ObjectMeta {
+    ObjectMeta {
+        location: location.clone(),
+        last_modified: chrono::DateTime::UNIX_EPOCH,
+        size,
+        e_tag: None,
+        version: None,
+    }
+}
+
 /// Whether Varve writes objects at `path` once and never rewrites them.
 fn immutable(path: &Path) -> bool {
     let name = path.filename().unwrap_or_default();
@@ -216,19 +228,9 @@ impl BlockCache {
     /// read of it fetches every block it needs at once (module docs).
     pub(crate) fn know_size(&self, location: &Path, size: u64) {
         let name = location.to_string();
-        if self.metas.contains_key(&name) {
-            return;
+        if !self.metas.contains_key(&name) {
+            self.metas.insert(name, sized(location, size));
         }
-        self.metas.insert(
-            name,
-            ObjectMeta {
-                location: location.clone(),
-                last_modified: chrono::DateTime::UNIX_EPOCH,
-                size,
-                e_tag: None,
-                version: None,
-            },
-        );
     }
 
     /// Keeps all of the object `location`, whose bytes are `data` (written or read whole, or
@@ -236,18 +238,9 @@ impl BlockCache {
     /// buffer (so that a block never holds a larger buffer in memory).
     pub(crate) fn keep_object(&self, location: &Path, data: &Bytes) {
         let name = location.to_string();
-        let known = self.metas.get(&name).filter(|m| m.size == data.len() as u64);
-        if known.is_none() {
-            self.metas.insert(
-                name.clone(),
-                ObjectMeta {
-                    location: location.clone(),
-                    last_modified: chrono::Utc::now(),
-                    size: data.len() as u64,
-                    e_tag: None,
-                    version: None,
-                },
-            );
+        let size = data.len() as u64;
+        if self.metas.get(&name).is_none_or(|m| m.size != size) {
+            self.metas.insert(name.clone(), sized(location, size));
         }
         for (i, chunk) in data.chunks(BLOCK_BYTES as usize).enumerate() {
             self.keep((name.clone(), i as u64), Bytes::copy_from_slice(chunk));

@@ -243,7 +243,7 @@ impl Storage {
     /// commit point of the protocol, so the store must make it atomic (AWS S3, MinIO and R2 do;
     /// moto 5.2 does not under concurrent writes, which is why the tests run it through
     /// `varve-testkit/moto_server.py`).
-    pub(crate) async fn put_if_absent_tagged(&self, path: &Path, data: Bytes) -> Result<Option<Option<String>>> {
+    pub(crate) async fn put_if_absent(&self, path: &Path, data: Bytes) -> Result<Option<Option<String>>> {
         let opts = PutOptions {
             mode: PutMode::Create,
             ..Default::default()
