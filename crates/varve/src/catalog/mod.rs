@@ -268,8 +268,8 @@ pub(crate) async fn current_version(storage: &Storage, ident: &TableIdent) -> Re
 /// The highest committed metadata version, and whether the version hint is behind it.
 ///
 /// With `known`, a version this process saw: when `v<known>` still exists and `v<known+1>` does
-/// not, `known` is the newest (versions are made one after another by put-if-absent and never
-/// removed while newer ones exist); both are asked at once, one round trip. Otherwise the version
+/// not, `known` is the newest (versions are made one after another by put-if-absent, and orphan
+/// cleanup removes old ones oldest first, so none is removed before an older one); both are asked at once, one round trip. Otherwise the version
 /// hint is read and followed forward, which also finds whether the hint is stale.
 async fn find_current_version(
     storage: &Storage,

@@ -125,7 +125,20 @@ pub(crate) async fn find_orphans(
             size: o.size,
         });
     }
+    out.sort_by_key(|o| deletion_rank(&o.path));
     Ok(out)
+}
+
+/// The order orphans are deleted in: other objects first, then old metadata versions oldest first
+/// by number (a LIST gives `v10` before `v9`). A reader that checks the version it saw by asking
+/// whether `v<N>` exists and `v<N+1>` does not (`catalog::find_current_version`) relies on a
+/// version never being removed before an older one, also when cleanup is killed halfway.
+fn deletion_rank(path: &Path) -> (u8, u64) {
+    let name = path.filename().unwrap_or_default();
+    match name.strip_prefix('v').and_then(|r| r.strip_suffix(".metadata.json")) {
+        Some(v) => (1, v.parse().unwrap_or(0)),
+        None => (0, 0),
+    }
 }
 
 /// Deletes orphans; returns objects and bytes deleted.
@@ -139,4 +152,29 @@ pub(crate) async fn delete_orphans(storage: &Storage, orphans: &[Orphan]) -> (u6
         }
     }
     (n, bytes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn old_versions_are_deleted_last_and_oldest_first() {
+        let mut paths: Vec<Path> = [
+            "t/metadata/v10.metadata.json",
+            "t/data/a.parquet",
+            "t/metadata/v9.metadata.json",
+            "t/metadata/v2.metadata.json",
+            "t/metadata/snap-1.avro",
+        ]
+        .into_iter()
+        .map(Path::from)
+        .collect();
+        paths.sort_by_key(deletion_rank);
+        let names: Vec<&str> = paths.iter().map(|p| p.filename().unwrap()).collect();
+        assert_eq!(
+            names[2..],
+            ["v2.metadata.json", "v9.metadata.json", "v10.metadata.json"]
+        );
+    }
 }
