@@ -21,7 +21,7 @@ use crate::error::Result;
 use crate::query::catalog::CATALOG;
 use crate::query::provider::STORE_URL;
 use crate::query::session::QueryOptions;
-use crate::query::{file_order, functions, newest, store};
+use crate::query::{asof, file_order, functions, newest, store};
 use crate::storage::Storage;
 
 /// What the sessions of one lake share (module docs). Cheap to clone.
@@ -66,7 +66,10 @@ impl QueryContext {
             .with_optimizer_rule(Arc::new(newest::NewestFromIndex))
             // After DataFusion's physical rules: a top-k sort's scan reads its files in order.
             .with_physical_optimizer_rule(Arc::new(file_order::FilesInSortOrder))
+            // ASOF joins (`asof::plan_joins`) become sorted merges.
+            .with_query_planner(Arc::new(Planner))
             .build();
+        base.register_udf(Arc::new(asof::Marker::udf()))?;
         for f in functions::scalar() {
             base.register_udf(f)?;
         }
@@ -100,5 +103,25 @@ impl QueryContext {
             );
         }
         Ok(SessionContext::new_with_state(builder.with_config(config).build()))
+    }
+}
+
+/// DataFusion's physical planner with Varve's plan nodes (the ASOF join).
+#[derive(Debug)]
+struct Planner;
+
+#[async_trait::async_trait]
+impl datafusion::execution::context::QueryPlanner for Planner {
+    async fn create_physical_plan(
+        &self,
+        plan: &datafusion::logical_expr::LogicalPlan,
+        state: &SessionState,
+    ) -> datafusion::common::Result<Arc<dyn datafusion::physical_plan::ExecutionPlan>> {
+        use datafusion::physical_planner::PhysicalPlanner;
+        datafusion::physical_planner::DefaultPhysicalPlanner::with_extension_planners(vec![Arc::new(
+            asof::exec::AsofPlanner,
+        )])
+        .create_physical_plan(plan, state)
+        .await
     }
 }

@@ -3,13 +3,14 @@
 //! Owns the DataFusion catalog over the lake (`catalog`), the table provider that lists a
 //! snapshot's data files from its manifests and prunes them by partition and column bounds before
 //! any data is read (`provider`), `INSERT` through the append path (`sink`), the time-series
-//! functions (`functions`), time travel in SQL (`time_travel`), the object store as queries read
+//! functions (`functions`), ASOF joins (`asof`), time travel in SQL (`time_travel`), the object store as queries read
 //! it, naming the object in every read error (`store`), the Parquet reader with the lake's footer
 //! cache (`footers`), SQL DDL (`ddl`: CREATE/DROP TABLE and
 //! SCHEMA, ALTER TABLE), the rewrite that answers newest-row queries from the last-value index
 //! (`newest`), the rule that reads a top-k sort's files in order (`file_order`), the context the lake's sessions share (`context`), and the session that runs a
 //! statement (`session`). It must not write metadata except through `commit`.
 
+pub(crate) mod asof;
 pub(crate) mod catalog;
 pub(crate) mod context;
 pub(crate) mod ddl;

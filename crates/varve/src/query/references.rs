@@ -24,6 +24,8 @@ use crate::query::time_travel;
 pub fn referenced_tables(sql: &str) -> Result<Vec<TableIdent>> {
     let rewritten = time_travel::rewrite(sql)?;
     let text = rewritten.as_deref().unwrap_or(sql);
+    let marked = crate::query::asof::mark_text(text)?;
+    let text = marked.as_ref().map_or(text, |m| m.text.as_str());
     let statements = DFParser::parse_sql(text).map_err(|e| Error::invalid(format!("SQL: {e}")))?;
     let mut tables = Vec::new();
     let sql_error = |e: datafusion::error::DataFusionError| Error::invalid(format!("SQL: {e}"));

@@ -18,7 +18,7 @@ use crate::lake::QueryResult;
 use crate::query::catalog::{LakeCatalog, CATALOG};
 use crate::query::context::QueryContext;
 use crate::query::provider::{QueryEnv, ScanNote};
-use crate::query::{ddl, functions, time_travel};
+use crate::query::{asof, ddl, functions, time_travel};
 use crate::storage::Storage;
 
 /// A planned statement, ready to run.
@@ -296,6 +296,8 @@ impl Session {
         }
         let text = time_travel::rewrite(sql)?;
         let text = text.as_deref().unwrap_or(sql);
+        let asof = asof::mark_text(text)?;
+        let text = asof.as_ref().map_or(text, |m| m.text.as_str());
         let env = QueryEnv {
             storage: self.storage.clone(),
             cache: self.cache.clone(),
@@ -326,7 +328,7 @@ impl Session {
                 storage: self.storage.clone(),
             });
         }
-        let df = match self.plan(text).await {
+        let df = match self.plan(text, asof.as_ref()).await {
             Ok(df) => df,
             Err(PlanError::Varve(e)) => return Err(e),
             Err(PlanError::DataFusion(e)) => {
@@ -412,15 +414,39 @@ impl From<datafusion::error::DataFusionError> for PlanError {
 
 impl Session {
     /// Parses `text` (one statement), applies Varve's rewrites of the parsed statement (the
-    /// time-series functions' named arguments) and plans it, as `SessionContext::sql` would.
-    async fn plan(&self, text: &str) -> std::result::Result<datafusion::dataframe::DataFrame, PlanError> {
+    /// time-series functions' named arguments, the ASOF joins `asof` found in the text) and plans
+    /// it, as `SessionContext::sql` would.
+    async fn plan(
+        &self,
+        text: &str,
+        asof: Option<&asof::Marks>,
+    ) -> std::result::Result<datafusion::dataframe::DataFrame, PlanError> {
         let state = self.ctx.state();
         let dialect = state.config().options().sql_parser.dialect;
         let mut statement = state.sql_to_statement(text, &dialect)?;
-        if let datafusion::sql::parser::Statement::Statement(s) = &mut statement {
-            functions::rewrite(s).map_err(PlanError::Varve)?;
+        // The statement itself, or the one an EXPLAIN shows.
+        let mut inner = &mut statement;
+        while let datafusion::sql::parser::Statement::Explain(e) = inner {
+            inner = e.statement.as_mut();
         }
-        let plan = state.statement_to_plan(statement).await?;
+        match inner {
+            datafusion::sql::parser::Statement::Statement(s) => {
+                functions::rewrite(s).map_err(PlanError::Varve)?;
+                if let Some(marks) = asof {
+                    asof::mark_statement(s, marks).map_err(PlanError::Varve)?;
+                }
+            }
+            _ if asof.is_some() => {
+                return Err(PlanError::Varve(Error::invalid(
+                    "ASOF JOIN is taken in queries (SELECT, INSERT ... SELECT, EXPLAIN), not in this statement",
+                )))
+            }
+            _ => {}
+        }
+        let mut plan = state.statement_to_plan(statement).await?;
+        if asof.is_some() {
+            plan = asof::plan_joins(plan).map_err(PlanError::Varve)?;
+        }
         Ok(self.ctx.execute_logical_plan(plan).await?)
     }
 }

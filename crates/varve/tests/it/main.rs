@@ -2,6 +2,7 @@
 //! Each contract runs against every storage backend: local disk, S3 on a real S3-compatible server
 //! (moto), and memory.
 
+mod asof;
 mod compaction;
 mod concurrency;
 mod contract;
