@@ -21,7 +21,7 @@ use crate::error::Result;
 use crate::query::catalog::CATALOG;
 use crate::query::provider::STORE_URL;
 use crate::query::session::QueryOptions;
-use crate::query::{asof, file_order, functions, newest, store};
+use crate::query::{asof, file_order, functions, gapfill, newest, store};
 use crate::storage::Storage;
 
 /// What the sessions of one lake share (module docs). Cheap to clone.
@@ -70,6 +70,9 @@ impl QueryContext {
             .with_query_planner(Arc::new(Planner))
             .build();
         base.register_udf(Arc::new(asof::Marker::udf()))?;
+        for f in gapfill::FillMarker::all() {
+            base.register_udf(Arc::new(f))?;
+        }
         for f in functions::scalar() {
             base.register_udf(f)?;
         }
@@ -106,7 +109,7 @@ impl QueryContext {
     }
 }
 
-/// DataFusion's physical planner with Varve's plan nodes (the ASOF join).
+/// DataFusion's physical planner with Varve's plan nodes (the ASOF join, gap filling).
 #[derive(Debug)]
 struct Planner;
 
@@ -118,9 +121,10 @@ impl datafusion::execution::context::QueryPlanner for Planner {
         state: &SessionState,
     ) -> datafusion::common::Result<Arc<dyn datafusion::physical_plan::ExecutionPlan>> {
         use datafusion::physical_planner::PhysicalPlanner;
-        datafusion::physical_planner::DefaultPhysicalPlanner::with_extension_planners(vec![Arc::new(
-            asof::exec::AsofPlanner,
-        )])
+        datafusion::physical_planner::DefaultPhysicalPlanner::with_extension_planners(vec![
+            Arc::new(asof::exec::AsofPlanner),
+            Arc::new(gapfill::exec::GapFillPlanner),
+        ])
         .create_physical_plan(plan, state)
         .await
     }

@@ -18,7 +18,7 @@ use crate::lake::QueryResult;
 use crate::query::catalog::{LakeCatalog, CATALOG};
 use crate::query::context::QueryContext;
 use crate::query::provider::{QueryEnv, ScanNote};
-use crate::query::{asof, ddl, functions, time_travel};
+use crate::query::{asof, ddl, functions, gapfill, time_travel};
 use crate::storage::Storage;
 
 /// A planned statement, ready to run.
@@ -447,6 +447,7 @@ impl Session {
         if asof.is_some() {
             plan = asof::plan_joins(plan).map_err(PlanError::Varve)?;
         }
+        plan = gapfill::plan_gapfill(plan).map_err(PlanError::Varve)?;
         Ok(self.ctx.execute_logical_plan(plan).await?)
     }
 }

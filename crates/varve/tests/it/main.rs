@@ -10,6 +10,7 @@ mod ddl;
 mod dedup;
 mod errors;
 mod fast_paths;
+mod gapfill;
 mod head_object;
 mod last_value;
 mod maintain;

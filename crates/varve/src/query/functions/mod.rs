@@ -18,7 +18,7 @@ mod first_last;
 mod histogram;
 mod isfinite;
 mod samples;
-mod time_bucket;
+pub(crate) mod time_bucket;
 mod vwap;
 
 use std::sync::Arc;
@@ -37,6 +37,7 @@ pub(crate) fn rewrite(statement: &mut datafusion::sql::sqlparser::ast::Statement
 pub(crate) fn scalar() -> Vec<Arc<ScalarUDF>> {
     vec![
         Arc::new(time_bucket::TimeBucket::udf()),
+        Arc::new(time_bucket::TimeBucketGapfill::udf()),
         Arc::new(isfinite::IsFinite::udf()),
     ]
 }

@@ -121,7 +121,7 @@ impl Shift {
 /// Buckets one kind of bucket: a width, an origin, an offset and a zone (`None` is UTC, where
 /// wall clock and instant are the same).
 #[derive(Debug, Clone)]
-pub(super) struct Bucketer {
+pub(crate) struct Bucketer {
     width: Width,
     /// The origin as a wall-clock time in the zone (ns), for days and months.
     origin_wall: i128,
@@ -151,7 +151,7 @@ impl Bucketer {
 
     /// The start (an instant, ns) of the bucket holding the instant `t` (ns), or `None` when a
     /// time on the way is outside the calendar's range (about ±262,000 years).
-    pub(super) fn bucket(&self, t: i128) -> Option<i128> {
+    pub(crate) fn bucket(&self, t: i128) -> Option<i128> {
         if let Width::Nanos(w) = self.width {
             let x = self.offset.apply(t, -1)?;
             let o = self.origin_instant;
@@ -168,6 +168,19 @@ impl Bucketer {
             Width::Nanos(_) => unreachable!("handled above"),
         };
         self.to_instant(self.offset.apply(start, 1)?)
+    }
+
+    /// The start (an instant, ns) of the bucket after the one that starts at `start`, or `None`
+    /// out of the calendar's range. Fixed lengths add the width; days and months bucket a time
+    /// well inside the next bucket (a day bucket lasts 23 to 25 hours, a month 28 to 31 days), so
+    /// DST and month lengths are the bucketing's own.
+    pub(crate) fn next(&self, start: i128) -> Option<i128> {
+        let probe = match self.width {
+            Width::Nanos(w) => return Some(start + w),
+            Width::Days(d) => start + d as i128 * NANOS_PER_DAY + NANOS_PER_DAY / 2,
+            Width::Months(m) => start + (m as i128 * 31 + 1) * NANOS_PER_DAY,
+        };
+        self.bucket(probe).filter(|n| *n > start)
     }
 
     /// The latest `origin + k * m months` at or before `wall`.

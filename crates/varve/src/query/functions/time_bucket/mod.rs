@@ -41,7 +41,8 @@ use datafusion::common::{exec_err, plan_err, Result, ScalarValue};
 use datafusion::logical_expr::sort_properties::{ExprProperties, SortProperties};
 use datafusion::logical_expr::{ColumnarValue, ScalarFunctionArgs, ScalarUDF, ScalarUDFImpl, Signature, Volatility};
 
-use calendar::{Bucketer, Origin, Shift, Width, NANOS_PER_SECOND};
+pub(crate) use calendar::Bucketer;
+use calendar::{Origin, Shift, Width, NANOS_PER_SECOND};
 pub(crate) use named::named_arguments;
 
 /// The function's name, as SQL spells it.
@@ -289,5 +290,93 @@ fn plan(args: &[ColumnarValue]) -> Result<Option<Bucketer>> {
     match Bucketer::new(width, origin, offset, zone) {
         Some(b) => Ok(Some(b)),
         None => exec_err!("time_bucket: the origin is outside the range of times"),
+    }
+}
+
+/// The name of the gap-filling form, as SQL spells it.
+pub(crate) const GAPFILL: &str = "time_bucket_gapfill";
+
+const GAPFILL_USAGE: &str = "time_bucket_gapfill(width, ts [, timezone] [, start, finish])";
+
+/// `time_bucket_gapfill(width, ts [, timezone] [, start, finish])`: as a function, the bucket of
+/// `ts` (as `time_bucket(width, ts [, timezone])`); in a query's GROUP BY it also marks the
+/// bucket whose gaps `query::gapfill` fills between `start` and `finish`.
+#[derive(Debug, PartialEq, Eq, Hash)]
+pub(crate) struct TimeBucketGapfill {
+    signature: Signature,
+}
+
+impl TimeBucketGapfill {
+    pub(crate) fn udf() -> ScalarUDF {
+        ScalarUDF::from(TimeBucketGapfill {
+            signature: Signature::user_defined(Volatility::Immutable),
+        })
+    }
+}
+
+/// The bucketer of `time_bucket_gapfill`'s constant width and zone, or `None` for a NULL width.
+///
+/// Errors: as `time_bucket`'s for a bad width or zone.
+pub(crate) fn gapfill_bucketer(width: &ScalarValue, zone: Option<&str>) -> Result<Option<Bucketer>> {
+    let args = [
+        ColumnarValue::Scalar(width.clone()),
+        ColumnarValue::Scalar(ScalarValue::TimestampMicrosecond(None, None)),
+        ColumnarValue::Scalar(ScalarValue::Utf8(zone.map(str::to_string))),
+        ColumnarValue::Scalar(ScalarValue::TimestampMicrosecond(None, None)),
+    ];
+    plan(&args)
+}
+
+impl ScalarUDFImpl for TimeBucketGapfill {
+    fn name(&self) -> &str {
+        GAPFILL
+    }
+
+    fn signature(&self) -> &Signature {
+        &self.signature
+    }
+
+    fn coerce_types(&self, arg_types: &[DataType]) -> Result<Vec<DataType>> {
+        if !(2..=5).contains(&arg_types.len()) {
+            return plan_err!("{GAPFILL_USAGE} takes 2 to 5 arguments, got {}", arg_types.len());
+        }
+        let mut out = vec![
+            interval_type(&arg_types[0], "the width")?,
+            time_type(&arg_types[1], "the second argument")?,
+        ];
+        let rest = &arg_types[2..];
+        let bounds = match rest.len() {
+            1 | 3 => {
+                out.push(zone_type(&rest[0])?);
+                &rest[1..]
+            }
+            _ => rest,
+        };
+        for t in bounds {
+            out.push(time_type(t, "start and finish")?);
+        }
+        Ok(out)
+    }
+
+    fn return_type(&self, arg_types: &[DataType]) -> Result<DataType> {
+        Ok(arg_types[1].clone())
+    }
+
+    fn invoke_with_args(&self, mut args: ScalarFunctionArgs) -> Result<ColumnarValue> {
+        // time_bucket(width, ts) or time_bucket(width, ts, zone, NULL origin).
+        let zone = match args.args.len() {
+            3 | 5 => Some(args.args[2].clone()),
+            _ => None,
+        };
+        args.args.truncate(2);
+        if let Some(z) = zone {
+            args.args.push(z);
+            args.args
+                .push(ColumnarValue::Scalar(ScalarValue::TimestampMicrosecond(None, None)));
+        }
+        TimeBucket {
+            signature: self.signature.clone(),
+        }
+        .invoke_with_args(args)
     }
 }
