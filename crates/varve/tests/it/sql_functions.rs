@@ -471,3 +471,335 @@ async fn samples_match_a_plain_reference_on_local_disk() {
 async fn samples_match_a_plain_reference_on_s3() {
     samples_match_a_plain_reference(Backend::s3()).await;
 }
+
+/// Monday 2000-01-03 00:00 UTC in µs: `time_bucket`'s default origin, which `m4`'s buckets share.
+const BUCKET_ORIGIN_US: i64 = 946_857_600_000_000;
+
+/// The plain reference of `m4`: group the samples by bucket; in each take the earliest sample,
+/// the latest, the least value (earliest first) and the greatest value (earliest first), as a set
+/// of points in (time, value) order.
+fn m4_reference(samples: &[(i64, i64)], width_us: i64) -> Vec<(i64, f64)> {
+    let mut buckets: BTreeMap<i64, Vec<(i64, i64)>> = BTreeMap::new();
+    for &(t, v) in samples {
+        buckets
+            .entry((t - BUCKET_ORIGIN_US).div_euclid(width_us))
+            .or_default()
+            .push((t, v));
+    }
+    let mut out = Vec::new();
+    for (_, b) in buckets {
+        let first = *b.iter().min().unwrap();
+        let last = *b.iter().max().unwrap();
+        let least = *b.iter().min_by_key(|p| (p.1, p.0)).unwrap();
+        let greatest = *b.iter().min_by_key(|p| (-p.1, p.0)).unwrap();
+        let set: std::collections::BTreeSet<(i64, i64)> = [first, last, least, greatest].into();
+        out.extend(set.into_iter().map(|(t, v)| (t, v as f64)));
+    }
+    out
+}
+
+/// The plain reference of `lttb` (Steinarsson 2013): the samples in (time, value) order; all of
+/// them when there are at most `points`; else the first, one per bucket of the middle samples
+/// (`points - 2` buckets of equal count), the last. A bucket gives its sample of the largest
+/// triangle (the earliest on a tie) with the point chosen before and the next bucket's average
+/// (the last sample after the last bucket); x is µs from the first time.
+fn lttb_reference(samples: &[(i64, i64)], points: usize) -> Vec<(i64, f64)> {
+    let mut s = samples.to_vec();
+    s.sort();
+    let n = s.len();
+    let all: Vec<(i64, f64)> = s.iter().map(|&(t, v)| (t, v as f64)).collect();
+    if n <= points {
+        return all;
+    }
+    let xy: Vec<(f64, f64)> = s.iter().map(|&(t, v)| ((t - s[0].0) as f64, v as f64)).collect();
+    let k = points - 2;
+    let bounds: Vec<usize> = (0..=k).map(|i| 1 + i * (n - 2) / k).collect();
+    let mut chosen = vec![0];
+    for i in 0..k {
+        let next: Vec<usize> = match i + 1 < k {
+            true => (bounds[i + 1]..bounds[i + 2]).collect(),
+            false => vec![n - 1],
+        };
+        let cx = next.iter().map(|&j| xy[j].0).sum::<f64>() / next.len() as f64;
+        let cy = next.iter().map(|&j| xy[j].1).sum::<f64>() / next.len() as f64;
+        let (ax, ay) = xy[*chosen.last().unwrap()];
+        let area = |j: usize| ((ax - cx) * (xy[j].1 - ay) - (ax - xy[j].0) * (cy - ay)).abs() / 2.0;
+        let mut best = bounds[i];
+        for j in bounds[i]..bounds[i + 1] {
+            if area(j) > area(best) {
+                best = j;
+            }
+        }
+        chosen.push(best);
+    }
+    chosen.push(n - 1);
+    chosen.into_iter().map(|i| all[i]).collect()
+}
+
+/// A list of {time, value} structs (a `m4` or `lttb` answer) as (µs, value) pairs.
+fn points_of(list: &arrow::array::ArrayRef, row: usize) -> Vec<(i64, f64)> {
+    use arrow::array::{Array, AsArray};
+    use arrow::datatypes::{Float64Type, TimestampMicrosecondType};
+    let list = list.as_list::<i32>();
+    assert!(list.is_valid(row), "a NULL list");
+    let points = list.value(row);
+    let points = points.as_struct();
+    let t = points
+        .column_by_name("time")
+        .unwrap()
+        .as_primitive::<TimestampMicrosecondType>();
+    let v = points.column_by_name("value").unwrap().as_primitive::<Float64Type>();
+    (0..points.len()).map(|i| (t.value(i), v.value(i))).collect()
+}
+
+async fn downsample_matches_a_plain_reference(backend: Backend) {
+    use arrow::array::{Array, AsArray};
+    use arrow::datatypes::TimestampMicrosecondType;
+    let lake = backend.open();
+    sql(
+        &lake,
+        "CREATE TABLE m.gauges (ts TIMESTAMP NOT NULL, host TEXT, v BIGINT) \
+         WITH (time_column = 'ts', series_key = 'host', partition = 'hour')",
+    )
+    .await;
+    let mut g = Rng(0x646f_776e_7361_6d70);
+    let mut all: Vec<(String, i64, Option<i64>)> = Vec::new();
+    // 12 appends over three hours in random order: times on a 10-second grid (repeated times
+    // within and across files), values from few levels (equal minima and maxima), NULLs, and a
+    // rare host with fewer samples than `lttb`'s points.
+    for _ in 0..12 {
+        let mut values = Vec::new();
+        for _ in 0..100 {
+            let host = match g.next(50) {
+                0 => "rare".to_string(),
+                h => format!("h{}", h % 4),
+            };
+            let t = g.next(3 * 360) as i64 * 10_000_000;
+            let v = match g.next(10) {
+                0 => None,
+                _ => Some(g.next(40) as i64 - 20),
+            };
+            values.push(format!(
+                "(to_timestamp_micros({t}), '{host}', {})",
+                v.map(|v| v.to_string()).unwrap_or_else(|| "NULL".into())
+            ));
+            all.push((host, t, v));
+        }
+        sql(&lake, &format!("INSERT INTO m.gauges VALUES {}", values.join(", "))).await;
+    }
+    const POINTS: usize = 40;
+    const HOUR: i64 = 3_600_000_000;
+    // Per series, and per series and hour (groups split over files and partial aggregates).
+    let mut series: BTreeMap<String, Vec<(i64, i64)>> = BTreeMap::new();
+    let mut hourly: BTreeMap<(String, i64), Vec<(i64, i64)>> = BTreeMap::new();
+    for (host, t, v) in &all {
+        series.entry(host.clone()).or_default();
+        hourly.entry((host.clone(), t.div_euclid(HOUR) * HOUR)).or_default();
+        if let Some(v) = v {
+            series.get_mut(host).unwrap().push((*t, *v));
+            hourly
+                .get_mut(&(host.clone(), t.div_euclid(HOUR) * HOUR))
+                .unwrap()
+                .push((*t, *v));
+        }
+    }
+    assert!(series["rare"].len() < POINTS && series["h0"].len() > 2 * POINTS);
+    let per_series = format!(
+        "SELECT host, lttb(ts, v, {POINTS}) AS l, m4(ts, v, INTERVAL '5 minutes') AS m FROM m.gauges GROUP BY host"
+    );
+    let per_hour = format!(
+        "SELECT host, time_bucket(INTERVAL '1 hour', ts) AS h, lttb(ts, v, {POINTS}) AS l, \
+         m4(ts, v, INTERVAL '7 minutes') AS m FROM m.gauges GROUP BY host, h"
+    );
+    for when in ["over 12 appends", "after compaction"] {
+        if when == "after compaction" {
+            lake.maintain("m.gauges", &MaintainOptions::default()).await.unwrap();
+        }
+        let (mut seen, mut seen_hourly) = (0, 0);
+        for b in lake.sql(&per_series).await.unwrap().batches {
+            let col = |name: &str| b.column_by_name(name).unwrap().clone();
+            let hosts = arrow::compute::cast(&col("host"), &arrow::datatypes::DataType::Utf8).unwrap();
+            for row in 0..b.num_rows() {
+                let host = hosts.as_string::<i32>().value(row);
+                let s = &series[host];
+                assert_eq!(
+                    points_of(&col("l"), row),
+                    lttb_reference(s, POINTS),
+                    "{when}: lttb of {host}"
+                );
+                assert_eq!(
+                    points_of(&col("m"), row),
+                    m4_reference(s, 300_000_000),
+                    "{when}: m4 of {host}"
+                );
+                seen += 1;
+            }
+        }
+        for b in lake.sql(&per_hour).await.unwrap().batches {
+            let col = |name: &str| b.column_by_name(name).unwrap().clone();
+            let hosts = arrow::compute::cast(&col("host"), &arrow::datatypes::DataType::Utf8).unwrap();
+            let hours = col("h");
+            for row in 0..b.num_rows() {
+                assert!(hours.is_valid(row));
+                let hour = hours.as_primitive::<TimestampMicrosecondType>().value(row);
+                let key = (hosts.as_string::<i32>().value(row).to_string(), hour);
+                let s = &hourly[&key];
+                assert_eq!(
+                    points_of(&col("l"), row),
+                    lttb_reference(s, POINTS),
+                    "{when}: lttb of {key:?}"
+                );
+                assert_eq!(
+                    points_of(&col("m"), row),
+                    m4_reference(s, 420_000_000),
+                    "{when}: m4 of {key:?}"
+                );
+                seen_hourly += 1;
+            }
+        }
+        assert_eq!((seen, seen_hourly), (series.len(), hourly.len()), "{when}: groups");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn downsample_matches_a_plain_reference_on_local_disk() {
+    downsample_matches_a_plain_reference(Backend::local()).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn downsample_matches_a_plain_reference_on_s3() {
+    downsample_matches_a_plain_reference(Backend::s3()).await;
+}
+
+/// The largest rank error allowed of DataFusion's approximate percentiles (t-digest, 100
+/// centroids): the answer's rank among the group's values is within this fraction of the
+/// asked percentile's (0.02: `approx_percentile_cont(0.9)` lies between the exact 88th and 92nd
+/// percentiles). Trials of this test saw at most 0.0085, varying from run to run: t-digests
+/// merge partial states in the order they arrive.
+const APPROX_RANK_TOLERANCE: f64 = 0.02;
+
+/// The weighted rank error of `a` as the `p` percentile of `values` (value, weight): how far the
+/// share of the weight below `a`, or at or below it, is from `p` (0 when `p` is between them).
+fn rank_error(values: &[(f64, f64)], p: f64, a: f64) -> f64 {
+    let total: f64 = values.iter().map(|x| x.1).sum();
+    let below: f64 = values.iter().filter(|x| x.0 < a).map(|x| x.1).sum::<f64>() / total;
+    let at_or_below: f64 = values.iter().filter(|x| x.0 <= a).map(|x| x.1).sum::<f64>() / total;
+    (below - p).max(p - at_or_below).max(0.0)
+}
+
+/// The exact `percentile_cont`: linear interpolation at rank p (n - 1) of the sorted values; and
+/// how far DataFusion's may be from it (it truncates the interpolation weight to 6 decimals).
+fn percentile_cont_reference(values: &[(f64, f64)], p: f64) -> (f64, f64) {
+    let mut v: Vec<f64> = values.iter().map(|x| x.0).collect();
+    v.sort_by(f64::total_cmp);
+    let at = p * (v.len() - 1) as f64;
+    let (lo, hi) = (at.floor() as usize, at.ceil() as usize);
+    let want = v[lo] + (v[hi] - v[lo]) * (at - lo as f64);
+    (want, (v[hi] - v[lo]) * 1e-6 + 1e-12 * want.abs())
+}
+
+/// DataFusion's percentiles, documented in docs/sql.md: `approx_percentile_cont` (both
+/// spellings), `approx_percentile_cont_with_weight` and `approx_median` within
+/// [`APPROX_RANK_TOLERANCE`] of the exact ranks, `percentile_cont` exact, on heavy-tailed random
+/// values with NULLs over 8 appends per series, before and after compaction; empty groups NULL.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn approx_percentiles_are_within_a_rank_tolerance_of_exact() {
+    let backend = Backend::local();
+    let lake = backend.open();
+    sql(
+        &lake,
+        "CREATE TABLE m.latency (ts TIMESTAMP NOT NULL, host TEXT, ms DOUBLE, w BIGINT) \
+         WITH (time_column = 'ts', series_key = 'host', partition = 'hour')",
+    )
+    .await;
+    let mut g = Rng(0x7065_7263_656e_7469);
+    let mut values: BTreeMap<String, Vec<(f64, f64)>> = BTreeMap::new();
+    for _ in 0..8 {
+        let mut rows = Vec::new();
+        for _ in 0..1000 {
+            let host = format!("h{}", g.next(2));
+            let t = g.next(3 * 3600) as i64 * 1_000_000;
+            // exp(7u) for uniform u: latencies from 1 ms to 1 s, most of them small.
+            let ms = ((g.next(1_000_000) as f64 / 1e6 * 7.0).exp() * 1000.0).round() / 1000.0;
+            let w = 1 + g.next(3);
+            let cell = match g.next(20) {
+                0 => "NULL".to_string(),
+                _ => {
+                    values.entry(host.clone()).or_default().push((ms, w as f64));
+                    format!("{ms:?}")
+                }
+            };
+            rows.push(format!("(to_timestamp_micros({t}), '{host}', {cell}, {w})"));
+        }
+        sql(&lake, &format!("INSERT INTO m.latency VALUES {}", rows.join(", "))).await;
+    }
+    let percentiles = [0.01, 0.1, 0.25, 0.5, 0.75, 0.9, 0.99];
+    let mut columns = vec!["host".to_string(), "approx_median(ms) AS med".to_string()];
+    for (i, p) in percentiles.iter().enumerate() {
+        columns.push(format!(
+            "approx_percentile_cont({p}) WITHIN GROUP (ORDER BY ms) AS a{i}"
+        ));
+        columns.push(format!("approx_percentile_cont(ms, {p}) AS b{i}"));
+        columns.push(format!(
+            "approx_percentile_cont_with_weight(w, {p}) WITHIN GROUP (ORDER BY ms) AS c{i}"
+        ));
+        columns.push(format!("percentile_cont({p}) WITHIN GROUP (ORDER BY ms) AS d{i}"));
+    }
+    let q = format!("SELECT {} FROM m.latency GROUP BY host", columns.join(", "));
+    for when in ["over 8 appends", "after compaction"] {
+        if when == "after compaction" {
+            lake.maintain("m.latency", &MaintainOptions::default()).await.unwrap();
+        }
+        let r = lake.sql(&q).await.unwrap_or_else(|e| panic!("{q}: {e}"));
+        let mut worst: f64 = 0.0;
+        let mut seen = 0;
+        for b in &r.batches {
+            let get = |name: &str, row: usize| -> f64 {
+                let c = arrow::compute::cast(b.column_by_name(name).unwrap(), &arrow::datatypes::DataType::Float64)
+                    .unwrap();
+                use arrow::array::AsArray;
+                c.as_primitive::<arrow::datatypes::Float64Type>().value(row)
+            };
+            let hosts =
+                arrow::compute::cast(b.column_by_name("host").unwrap(), &arrow::datatypes::DataType::Utf8).unwrap();
+            for row in 0..b.num_rows() {
+                use arrow::array::AsArray;
+                let host = hosts.as_string::<i32>().value(row);
+                let v = &values[host];
+                let unweighted: Vec<(f64, f64)> = v.iter().map(|x| (x.0, 1.0)).collect();
+                let mut check = |name: String, p: f64, weighted: bool| {
+                    let e = rank_error(if weighted { v } else { &unweighted }, p, get(&name, row));
+                    worst = worst.max(e);
+                    assert!(
+                        e <= APPROX_RANK_TOLERANCE,
+                        "{when}: {host} {name} (p {p}): rank error {e}"
+                    );
+                };
+                check("med".into(), 0.5, false);
+                for (i, p) in percentiles.iter().enumerate() {
+                    check(format!("a{i}"), *p, false);
+                    check(format!("b{i}"), *p, false);
+                    check(format!("c{i}"), *p, true);
+                    let (got, (want, within)) = (get(&format!("d{i}"), row), percentile_cont_reference(v, *p));
+                    assert!(
+                        (got - want).abs() <= within,
+                        "{when}: {host} percentile_cont({p}): {got} vs {want}"
+                    );
+                }
+                seen += 1;
+            }
+        }
+        assert_eq!(seen, values.len(), "{when}");
+        eprintln!("{when}: worst rank error {worst}");
+    }
+    // NULLs only, or no rows: NULL.
+    assert_eq!(
+        one(
+            &lake,
+            "SELECT approx_median(ms) AS a, approx_percentile_cont(0.9) WITHIN GROUP (ORDER BY ms) AS b \
+             FROM m.latency WHERE host = 'none'"
+        )
+        .await,
+        "NULL,NULL"
+    );
+}

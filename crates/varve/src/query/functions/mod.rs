@@ -9,10 +9,12 @@
 //! - `delta`, `increase`, `rate`, `twa` (`samples`): counters that reset, gauges' change and the
 //!   time-weighted average, over a group's samples in time order;
 //! - `histogram` (`histogram`): counts in equal-width buckets;
+//! - `m4`, `lttb` (`downsample`): a group's samples downsampled to the points a chart plots;
 //! - `ewma` (`ewma`): the exponentially weighted moving average, a window function.
 //!
 //! docs/sql.md documents each with its rules for NULLs, ties and empty groups.
 
+mod downsample;
 mod ewma;
 mod first_last;
 mod histogram;
@@ -48,6 +50,7 @@ pub(crate) fn aggregates() -> Vec<AggregateUDF> {
     all.push(vwap::Vwap::udaf());
     all.extend(samples::SampleAggregate::all());
     all.push(histogram::Histogram::udaf());
+    all.extend(downsample::Downsample::all());
     all
 }
 
