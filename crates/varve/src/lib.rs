@@ -84,6 +84,7 @@ pub use input::{Input, InputFormat, MostlyTyped, TextOptions};
 pub use lake::{Lake, QueryResult, SnapshotInfo, TableAppender, TableDescription, TableInfo};
 pub use maintain::delete::DeleteReport;
 pub use maintain::{MaintainOptions, MaintainProgress, MaintainReport, ProgressFn, DEFAULT_ORPHAN_AGE};
+pub use query::functions::function_reference;
 pub use query::references::referenced_tables;
 pub use query::session::{split_statements, QueryOptions, Session};
 pub use storage::{default_lake_url, CacheMode, CacheStats, StorageKind, DEFAULT_LAKE, LAKE_ENV};

@@ -17,4 +17,5 @@ mod maintain;
 mod schema_evolution;
 mod slt;
 mod sql_functions;
+mod sql_reference;
 mod time_bucket;

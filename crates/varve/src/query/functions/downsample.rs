@@ -124,6 +124,10 @@ fn unit_nanos(time: &DataType) -> i128 {
 }
 
 impl AggregateUDFImpl for Downsample {
+    fn documentation(&self) -> Option<&datafusion::logical_expr::Documentation> {
+        crate::query::functions::reference::doc(self.name())
+    }
+
     fn name(&self) -> &str {
         match self.method {
             Method::M4 => "m4",

@@ -37,6 +37,10 @@ impl Ewma {
 }
 
 impl WindowUDFImpl for Ewma {
+    fn documentation(&self) -> Option<&datafusion::logical_expr::Documentation> {
+        crate::query::functions::reference::doc(self.name())
+    }
+
     fn name(&self) -> &str {
         "ewma"
     }

@@ -73,6 +73,10 @@ impl FirstLast {
 }
 
 impl AggregateUDFImpl for FirstLast {
+    fn documentation(&self) -> Option<&datafusion::logical_expr::Documentation> {
+        crate::query::functions::reference::doc(self.name())
+    }
+
     fn name(&self) -> &str {
         self.name
     }

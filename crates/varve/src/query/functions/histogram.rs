@@ -45,6 +45,10 @@ fn counts_type() -> DataType {
 }
 
 impl AggregateUDFImpl for Histogram {
+    fn documentation(&self) -> Option<&datafusion::logical_expr::Documentation> {
+        crate::query::functions::reference::doc(self.name())
+    }
+
     fn name(&self) -> &str {
         "histogram"
     }

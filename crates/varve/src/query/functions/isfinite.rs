@@ -28,6 +28,10 @@ impl IsFinite {
 }
 
 impl ScalarUDFImpl for IsFinite {
+    fn documentation(&self) -> Option<&datafusion::logical_expr::Documentation> {
+        crate::query::functions::reference::doc(self.name())
+    }
+
     fn name(&self) -> &str {
         "isfinite"
     }

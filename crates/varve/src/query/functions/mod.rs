@@ -19,6 +19,7 @@ mod ewma;
 mod first_last;
 mod histogram;
 mod isfinite;
+pub(crate) mod reference;
 mod samples;
 pub(crate) mod time_bucket;
 mod vwap;
@@ -57,4 +58,29 @@ pub(crate) fn aggregates() -> Vec<AggregateUDF> {
 /// Varve's window functions.
 pub(crate) fn windows() -> Vec<WindowUDF> {
     vec![ewma::Ewma::udwf()]
+}
+
+/// The "Function reference" part of docs/sql.md (Markdown), rendered from the documentation of
+/// the functions a query context registers: the time-series functions here and gap filling's
+/// `locf` and `interpolate`, in the reference's order.
+pub fn function_reference() -> String {
+    let mut registered: Vec<(
+        String,
+        &'static str,
+        Option<&'static datafusion::logical_expr::Documentation>,
+    )> = Vec::new();
+    for f in scalar() {
+        registered.push((f.name().to_string(), "scalar", reference::doc(f.name())));
+    }
+    for f in crate::query::gapfill::FillMarker::all() {
+        registered.push((f.name().to_string(), "scalar, in gap filling", reference::doc(f.name())));
+    }
+    for f in aggregates() {
+        registered.push((f.name().to_string(), "aggregate", reference::doc(f.name())));
+    }
+    for f in windows() {
+        registered.push((f.name().to_string(), "window", reference::doc(f.name())));
+    }
+    registered.sort_by_key(|(name, _, _)| reference::position(name));
+    reference::render(&registered)
 }

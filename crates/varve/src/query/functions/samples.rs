@@ -86,6 +86,10 @@ impl SampleAggregate {
 }
 
 impl AggregateUDFImpl for SampleAggregate {
+    fn documentation(&self) -> Option<&datafusion::logical_expr::Documentation> {
+        crate::query::functions::reference::doc(self.name())
+    }
+
     fn name(&self) -> &str {
         self.kind.name()
     }

@@ -33,6 +33,10 @@ impl Vwap {
 }
 
 impl AggregateUDFImpl for Vwap {
+    fn documentation(&self) -> Option<&datafusion::logical_expr::Documentation> {
+        crate::query::functions::reference::doc(self.name())
+    }
+
     fn name(&self) -> &str {
         "vwap"
     }

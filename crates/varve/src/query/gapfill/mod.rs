@@ -68,6 +68,10 @@ impl FillMarker {
 }
 
 impl ScalarUDFImpl for FillMarker {
+    fn documentation(&self) -> Option<&datafusion::logical_expr::Documentation> {
+        crate::query::functions::reference::doc(self.name())
+    }
+
     fn name(&self) -> &str {
         self.name
     }

@@ -101,6 +101,10 @@ fn zone_type(t: &DataType) -> Result<DataType> {
 }
 
 impl ScalarUDFImpl for TimeBucket {
+    fn documentation(&self) -> Option<&datafusion::logical_expr::Documentation> {
+        crate::query::functions::reference::doc(self.name())
+    }
+
     fn name(&self) -> &str {
         NAME
     }
@@ -328,6 +332,10 @@ pub(crate) fn gapfill_bucketer(width: &ScalarValue, zone: Option<&str>) -> Resul
 }
 
 impl ScalarUDFImpl for TimeBucketGapfill {
+    fn documentation(&self) -> Option<&datafusion::logical_expr::Documentation> {
+        crate::query::functions::reference::doc(self.name())
+    }
+
     fn name(&self) -> &str {
         GAPFILL
     }
