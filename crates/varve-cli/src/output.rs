@@ -112,10 +112,10 @@ pub(crate) fn write_batches(
             let mut w = varve::arrow::csv::WriterBuilder::new().with_header(true).build(sink);
             if batches.is_empty() {
                 let empty = RecordBatch::new_empty(schema.clone());
-                w.write(&empty)?;
+                w.write(&varve::nested_as_text(&empty)?)?;
             }
             for b in batches {
-                w.write(b)?;
+                w.write(&varve::nested_as_text(b)?)?;
             }
         }
         OutputFormat::Json => {

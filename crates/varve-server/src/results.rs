@@ -133,7 +133,7 @@ impl Encoder {
             }
             Kind::Csv { header } => {
                 let mut w = arrow::csv::WriterBuilder::new().with_header(*header).build(Vec::new());
-                w.write(batch)?;
+                w.write(&varve::nested_as_text(batch)?)?;
                 *header = false;
                 Bytes::from(w.into_inner())
             }
@@ -168,7 +168,7 @@ impl Encoder {
             }
             Kind::Csv { header: true } => {
                 let mut w = arrow::csv::WriterBuilder::new().with_header(true).build(Vec::new());
-                w.write(&RecordBatch::new_empty(schema.clone()))?;
+                w.write(&varve::nested_as_text(&RecordBatch::new_empty(schema.clone()))?)?;
                 Bytes::from(w.into_inner())
             }
             Kind::Csv { header: false } => Bytes::new(),

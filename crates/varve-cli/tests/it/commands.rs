@@ -304,3 +304,17 @@ fn token_commands_manage_a_token_file() {
     let e = varve_err(&["token", "ls", "--token-file", f]);
     assert!(e.contains("line 2") && e.contains("varve token add"), "{e}");
 }
+
+#[test]
+fn lists_and_structs_print_in_csv_as_text() {
+    let dir = tempfile::tempdir().unwrap();
+    let lake = dir.path().join("lake");
+    std::fs::create_dir_all(&lake).unwrap();
+    let out = varve_ok(&[
+        "--lake",
+        lake.to_str().unwrap(),
+        "sql",
+        "SELECT [1, 2] AS l, named_struct('a', 1, 'b', 'x') AS s, CAST(NULL AS INT[]) AS n",
+    ]);
+    assert_eq!(out, "l,s,n\n\"[1, 2]\",\"{a: 1, b: x}\",\n", "{out}");
+}

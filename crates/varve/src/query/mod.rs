@@ -3,7 +3,7 @@
 //! Owns the DataFusion catalog over the lake (`catalog`), the table provider that lists a
 //! snapshot's data files from its manifests and prunes them by partition and column bounds before
 //! any data is read (`provider`), `INSERT` through the append path (`sink`), the time-series
-//! functions (`functions`), ASOF joins (`asof`), gap filling (`gapfill`), time travel in SQL (`time_travel`), the object store as queries read
+//! functions (`functions`), ASOF joins (`asof`), gap filling (`gapfill`), nested values as text for CSV (`text`), time travel in SQL (`time_travel`), the object store as queries read
 //! it, naming the object in every read error (`store`), the Parquet reader with the lake's footer
 //! cache (`footers`), SQL DDL (`ddl`: CREATE/DROP TABLE and
 //! SCHEMA, ALTER TABLE), the rewrite that answers newest-row queries from the last-value index
@@ -24,4 +24,5 @@ pub(crate) mod references;
 pub(crate) mod session;
 pub(crate) mod sink;
 pub(crate) mod store;
+pub(crate) mod text;
 pub(crate) mod time_travel;
