@@ -34,6 +34,9 @@ pub(crate) struct ServeArgs {
     /// Fail a query whose result has more rows than this.
     #[arg(long, value_name = "N")]
     max_result_rows: Option<usize>,
+    /// Refuse a write body (line protocol) larger than this (bytes, or 16MiB) with 413.
+    #[arg(long, default_value = "64MiB", value_name = "BYTES")]
+    max_write_bytes: String,
 }
 
 pub(crate) async fn run(lake: Lake, args: ServeArgs) -> varve::Result<()> {
@@ -52,6 +55,7 @@ pub(crate) async fn run(lake: Lake, args: ServeArgs) -> varve::Result<()> {
         query_timeout: Some(query_timeout),
         memory_limit: args.memory_limit.as_deref().map(crate::parse_bytes).transpose()?,
         max_result_rows: args.max_result_rows,
+        max_write_bytes: crate::parse_bytes(&args.max_write_bytes)?,
         ..ServerConfig::default()
     };
     let open = config.tokens.is_none() && !args.http.ip().is_loopback();
@@ -59,7 +63,7 @@ pub(crate) async fn run(lake: Lake, args: ServeArgs) -> varve::Result<()> {
     let server = Server::bind(lake, config).await.map_err(|e| invalid(e.to_string()))?;
     eprintln!("varve serve: lake {url}");
     eprintln!(
-        "varve serve: HTTP on http://{} (POST /v1/sql, GET /v1/tables, /health, /metrics)",
+        "varve serve: HTTP on http://{} (POST /v1/sql, /v1/write, /api/v2/write, GET /v1/tables, /health, /metrics)",
         server.http_addr()
     );
     if open {

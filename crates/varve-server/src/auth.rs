@@ -281,7 +281,12 @@ pub(crate) fn grant(tokens: Option<&Tokens>, anonymous_read: bool, header: Optio
             token: false,
         };
     };
-    let token = header.and_then(|h| h.strip_prefix("Bearer ").or_else(|| h.strip_prefix("bearer ")));
+    // `Token <token>` is InfluxDB 2's scheme, which its client libraries and Telegraf send.
+    let token = header.and_then(|h| {
+        ["Bearer ", "bearer ", "Token ", "token "]
+            .iter()
+            .find_map(|scheme| h.strip_prefix(scheme))
+    });
     match token.and_then(|t| tokens.find(t.trim())) {
         Some(e) => Grant {
             scope: Some(e.scope),

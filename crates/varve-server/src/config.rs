@@ -8,7 +8,7 @@ use crate::ServerError;
 
 /// Settings of one server process. `Default` listens on 127.0.0.1:8086 with no tokens (every
 /// client may read and write: right for a loopback address only), 16 queries in flight, a 5 min
-/// query timeout, no memory or row limit and a 10 s shutdown grace period.
+/// query timeout, no memory or row limit, a 10 s shutdown grace period and 64 MiB write bodies.
 #[derive(Debug, Clone)]
 pub struct ServerConfig {
     /// The HTTP listen address (port 0: any free port).
@@ -32,6 +32,8 @@ pub struct ServerConfig {
     pub max_result_rows: Option<usize>,
     /// How long requests in flight may run on after the shutdown signal.
     pub shutdown_grace: Duration,
+    /// The largest write body, bytes; a larger one gets 413 and nothing is written.
+    pub max_write_bytes: usize,
 }
 
 impl Default for ServerConfig {
@@ -46,6 +48,7 @@ impl Default for ServerConfig {
             memory_limit: None,
             max_result_rows: None,
             shutdown_grace: Duration::from_secs(10),
+            max_write_bytes: 64 << 20,
         }
     }
 }
@@ -63,6 +66,9 @@ impl ServerConfig {
         }
         if self.memory_limit == Some(0) {
             return Err(ServerError::Config("memory-limit must be more than 0 bytes".into()));
+        }
+        if self.max_write_bytes == 0 {
+            return Err(ServerError::Config("max-write-bytes must be more than 0".into()));
         }
         if self.max_result_rows == Some(0) {
             return Err(ServerError::Config("max-result-rows must be at least 1".into()));

@@ -61,6 +61,14 @@ pub(crate) fn router(state: AppState) -> Router {
         .route("/v1/sql", post(sql))
         .route("/v1/tables", get(tables))
         .route("/v1/tables/{name}", get(table))
+        .route(
+            "/v1/write",
+            post(write_v1).layer(axum::extract::DefaultBodyLimit::max(state.0.config.max_write_bytes)),
+        )
+        .route(
+            "/api/v2/write",
+            post(write_v2).layer(axum::extract::DefaultBodyLimit::max(state.0.config.max_write_bytes)),
+        )
         .with_state(state)
 }
 
@@ -528,4 +536,95 @@ mod tests {
             assert!(!reads_only(s), "{s}");
         }
     }
+}
+
+#[derive(Debug, Deserialize)]
+struct WriteQuery {
+    /// `/v1/write`: the table every line goes to.
+    table: Option<String>,
+    /// `/api/v2/write`: the namespace; each measurement is a table in it.
+    bucket: Option<String>,
+    /// InfluxDB's organisation: accepted and ignored.
+    #[allow(dead_code)]
+    org: Option<String>,
+    precision: Option<String>,
+    #[serde(default)]
+    truncate_ns: bool,
+}
+
+/// The header that makes a retried write a no-op.
+const BATCH_ID: &str = "x-varve-batch-id";
+
+/// A write of line protocol: parsed whole first (a bad line writes nothing), then appended per
+/// table (`write`).
+async fn run_write(
+    state: &AppState,
+    headers: &HeaderMap,
+    q: WriteQuery,
+    body: Bytes,
+    route: &'static str,
+) -> Result<Vec<crate::write::Written>, ApiError> {
+    let grant = check_access(state, headers, Scope::Write)?;
+    let bad = |m: String| ApiError::new(StatusCode::BAD_REQUEST, "invalid_input", m);
+    let unit = crate::write::precision(q.precision.as_deref()).map_err(bad)?;
+    let text = std::str::from_utf8(&body).map_err(|e| bad(format!("the body is not UTF-8 text: {e}")))?;
+    let now = chrono::Utc::now();
+    let now = match unit {
+        varve::arrow::datatypes::TimeUnit::Second => now.timestamp(),
+        varve::arrow::datatypes::TimeUnit::Millisecond => now.timestamp_millis(),
+        varve::arrow::datatypes::TimeUnit::Microsecond => now.timestamp_micros(),
+        varve::arrow::datatypes::TimeUnit::Nanosecond => now.timestamp_micros() * 1000,
+    };
+    let parsed = crate::write::parse(text, now).map_err(bad)?;
+    let table_of: Box<dyn Fn(&str) -> String + Send + Sync> = match (route, &q.table, &q.bucket) {
+        ("/v1/write", Some(t), _) => {
+            let t = t.clone();
+            Box::new(move |_: &str| t.clone())
+        }
+        ("/v1/write", None, _) => return Err(bad("/v1/write needs ?table=namespace.table".into())),
+        (_, _, Some(ns)) => {
+            let ns = ns.clone();
+            Box::new(move |m: &str| format!("{ns}.{m}"))
+        }
+        _ => {
+            return Err(bad(
+                "/api/v2/write needs ?bucket=NAMESPACE (each measurement is a table in it)".into(),
+            ))
+        }
+    };
+    for m in parsed.measurements() {
+        let ident = varve::TableIdent::parse(&table_of(m))?;
+        check_namespace(&grant, &ident)?;
+    }
+    let _permit = slot(state).await?;
+    let batch_id = headers.get(BATCH_ID).and_then(|v| v.to_str().ok());
+    let rows = parsed.rows();
+    let started = Instant::now();
+    let written = crate::write::write(&state.0.lake, parsed, table_of, unit, q.truncate_ns, batch_id).await?;
+    state.0.metrics.write(rows as u64, started.elapsed().as_secs_f64());
+    Ok(written)
+}
+
+async fn write_v1(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    Query(q): Query<WriteQuery>,
+    body: Bytes,
+) -> Response {
+    let r = run_write(&state, &headers, q, body, "/v1/write")
+        .await
+        .map(|w| axum::Json(serde_json::json!({ "tables": w })).into_response());
+    answer(&state, "/v1/write", r)
+}
+
+async fn write_v2(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    Query(q): Query<WriteQuery>,
+    body: Bytes,
+) -> Response {
+    let r = run_write(&state, &headers, q, body, "/api/v2/write")
+        .await
+        .map(|_| StatusCode::NO_CONTENT.into_response());
+    answer(&state, "/api/v2/write", r)
 }

@@ -7,6 +7,7 @@
 //! | `auth` | bearer tokens and the token file of their hashes: who may read, write, and in which namespace |
 //! | `http` | the routes: `POST /v1/sql`, `GET /v1/tables`, `GET /v1/tables/{name}`, `GET /health`, `GET /metrics` |
 //! | `results` | a query's batches as a streamed body: JSON, NDJSON, CSV, Arrow IPC stream, Parquet |
+//! | `write` | writes in InfluxDB line protocol (`/v1/write`, `/api/v2/write`): parsing, tables made and evolved |
 //! | `metrics` | Prometheus counters and histograms (OpenMetrics text at `/metrics`) |
 //!
 //! ```no_run
@@ -27,6 +28,7 @@ mod config;
 mod http;
 mod metrics;
 mod results;
+mod write;
 
 use std::future::{Future, IntoFuture};
 use std::net::SocketAddr;

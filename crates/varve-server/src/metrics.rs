@@ -24,6 +24,8 @@ pub(crate) struct Metrics {
     pub(crate) rows_sent: Counter,
     pub(crate) bytes_sent: Counter,
     pub(crate) in_flight: Gauge,
+    pub(crate) rows_written: Counter,
+    pub(crate) write_seconds: Histogram,
 }
 
 impl Metrics {
@@ -42,6 +44,17 @@ impl Metrics {
         registry.register("result_rows", "Result rows sent", rows_sent.clone());
         registry.register("result_bytes", "Result body bytes sent", bytes_sent.clone());
         registry.register("requests_in_flight", "Requests being served", in_flight.clone());
+        let (rows_written, write_seconds) = (Counter::default(), Histogram::new(exponential_buckets(0.001, 2.0, 17)));
+        registry.register(
+            "written_rows",
+            "Rows written through /v1/write and /api/v2/write",
+            rows_written.clone(),
+        );
+        registry.register(
+            "write_duration_seconds",
+            "Time to append a write's rows and commit, seconds",
+            write_seconds.clone(),
+        );
         Metrics {
             registry,
             requests,
@@ -49,7 +62,15 @@ impl Metrics {
             rows_sent,
             bytes_sent,
             in_flight,
+            rows_written,
+            write_seconds,
         }
+    }
+
+    /// Counts a committed write of `rows` that took `seconds`.
+    pub(crate) fn write(&self, rows: u64, seconds: f64) {
+        self.rows_written.inc_by(rows);
+        self.write_seconds.observe(seconds);
     }
 
     /// Counts a finished request.

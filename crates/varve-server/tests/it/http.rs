@@ -10,7 +10,7 @@ use varve::{AppendOptions, Lake, TableContract};
 use varve_server::{new_token, Scope, Server, ServerConfig, Tokens};
 
 /// A lake with `m.cpu`: 3 hosts x 1,000 readings a minute apart, one of them with NULL values.
-async fn lake(dir: &std::path::Path) -> Lake {
+pub(crate) async fn lake(dir: &std::path::Path) -> Lake {
     let lake = Lake::open(dir.to_str().unwrap(), &HashMap::new()).unwrap();
     let schema = Arc::new(Schema::new(vec![
         Field::new(
@@ -44,13 +44,13 @@ async fn lake(dir: &std::path::Path) -> Lake {
 }
 
 /// A running server; dropping the sender stops it.
-struct Running {
-    base: String,
+pub(crate) struct Running {
+    pub(crate) base: String,
     stop: Option<tokio::sync::oneshot::Sender<()>>,
     task: tokio::task::JoinHandle<Result<(), varve_server::ServerError>>,
 }
 
-async fn start(lake: Lake, config: ServerConfig) -> Running {
+pub(crate) async fn start(lake: Lake, config: ServerConfig) -> Running {
     let config = ServerConfig {
         http: "127.0.0.1:0".parse().unwrap(),
         ..config
@@ -69,7 +69,7 @@ async fn start(lake: Lake, config: ServerConfig) -> Running {
 }
 
 impl Running {
-    async fn stop(mut self) {
+    pub(crate) async fn stop(mut self) {
         drop(self.stop.take());
         self.task.await.unwrap().unwrap();
     }
@@ -232,7 +232,7 @@ async fn sql_answers_in_every_format() {
 }
 
 /// Status and kind of an error answer, and its message.
-async fn error_of(r: reqwest::Response) -> (u16, String, String) {
+pub(crate) async fn error_of(r: reqwest::Response) -> (u16, String, String) {
     let status = r.status().as_u16();
     let body: serde_json::Value = r.json().await.unwrap();
     (

@@ -3,3 +3,4 @@
 //! Parquet's readers.
 
 mod http;
+mod write;

@@ -1,0 +1,332 @@
+//! Writes in InfluxDB line protocol (<https://docs.influxdata.com/influxdb/v2/reference/syntax/line-protocol/>),
+//! parsed by the `influxdb-line-protocol` crate, at two routes:
+//!
+//! - `POST /v1/write?table=ns.t[&precision=ns|us|ms|s]`: every line into the table `ns.t`;
+//!   answers JSON `{"tables": [{"table", "rows", "snapshot_id", "duplicate"}]}`.
+//! - `POST /api/v2/write?bucket=NS[&precision=...]` (InfluxDB 2's route, so Telegraf and the
+//!   InfluxDB client libraries work unchanged): each measurement into the table
+//!   `NS.<measurement>`; answers 204 No Content, as InfluxDB does.
+//!
+//! A line's tags are text columns, its fields are columns of their type (`1i` a 64-bit integer,
+//! `1u` an unsigned one, `1` a double, `"x"` text, `t` a boolean) and its timestamp (in
+//! `precision`, default ns; the server's clock when absent) goes to the table's time column. A
+//! write that creates a table makes it with the time column `time` and the tags as its series
+//! key; new tags and fields add columns. Times are stored in µs: a timestamp with digits below a
+//! microsecond is refused unless `truncate_ns=true` (nothing is moved silently). A batch id
+//! header (`X-Varve-Batch-Id`) makes a retried write a no-op. Each table's rows are one commit;
+//! a body naming several measurements makes one commit per table, in the order they first
+//! appear. A malformed line, or a field whose type differs from its column's, fails the whole
+//! request before anything is written, naming the line.
+
+use std::sync::Arc;
+
+use arrow::array::{
+    ArrayBuilder, ArrayRef, BooleanBuilder, Float64Builder, Int64Builder, RecordBatch, StringBuilder, UInt64Builder,
+};
+use arrow::datatypes::{DataType, Field, Schema, TimeUnit};
+use influxdb_line_protocol::FieldValue;
+use varve::{AppendOptions, Lake, TableContract, TimeOptions};
+
+/// The precision of line protocol timestamps.
+///
+/// Errors: the sentence to answer for a name other than `ns`, `us`, `ms`, `s`.
+pub(crate) fn precision(name: Option<&str>) -> Result<TimeUnit, String> {
+    match name.unwrap_or("ns") {
+        "ns" => Ok(TimeUnit::Nanosecond),
+        "us" | "µs" => Ok(TimeUnit::Microsecond),
+        "ms" => Ok(TimeUnit::Millisecond),
+        "s" => Ok(TimeUnit::Second),
+        other => Err(format!("precision must be ns, us, ms or s, not {other:?}")),
+    }
+}
+
+/// A column being built: its type is the first value's.
+enum Column {
+    Text(StringBuilder),
+    Int(Int64Builder),
+    UInt(UInt64Builder),
+    Float(Float64Builder),
+    Bool(BooleanBuilder),
+}
+
+impl Column {
+    fn for_value(v: &FieldValue<'_>) -> Column {
+        match v {
+            FieldValue::I64(_) => Column::Int(Int64Builder::new()),
+            FieldValue::U64(_) => Column::UInt(UInt64Builder::new()),
+            FieldValue::F64(_) => Column::Float(Float64Builder::new()),
+            FieldValue::String(_) => Column::Text(StringBuilder::new()),
+            FieldValue::Boolean(_) => Column::Bool(BooleanBuilder::new()),
+        }
+    }
+
+    fn kind(&self) -> &'static str {
+        match self {
+            Column::Text(_) => "text",
+            Column::Int(_) => "integer (i)",
+            Column::UInt(_) => "unsigned integer (u)",
+            Column::Float(_) => "float",
+            Column::Bool(_) => "boolean",
+        }
+    }
+
+    fn nulls(&mut self, n: usize) {
+        for _ in 0..n {
+            match self {
+                Column::Text(b) => b.append_null(),
+                Column::Int(b) => b.append_null(),
+                Column::UInt(b) => b.append_null(),
+                Column::Float(b) => b.append_null(),
+                Column::Bool(b) => b.append_null(),
+            }
+        }
+    }
+
+    /// Appends `v`; false when it is of another type than the column.
+    fn push(&mut self, v: &FieldValue<'_>) -> bool {
+        match (self, v) {
+            (Column::Int(b), FieldValue::I64(x)) => b.append_value(*x),
+            (Column::UInt(b), FieldValue::U64(x)) => b.append_value(*x),
+            (Column::Float(b), FieldValue::F64(x)) => b.append_value(*x),
+            (Column::Text(b), FieldValue::String(x)) => b.append_value(x.as_str()),
+            (Column::Bool(b), FieldValue::Boolean(x)) => b.append_value(*x),
+            _ => return false,
+        }
+        true
+    }
+
+    fn len(&self) -> usize {
+        match self {
+            Column::Text(b) => b.len(),
+            Column::Int(b) => b.len(),
+            Column::UInt(b) => b.len(),
+            Column::Float(b) => b.len(),
+            Column::Bool(b) => b.len(),
+        }
+    }
+
+    fn finish(&mut self) -> (DataType, ArrayRef) {
+        match self {
+            Column::Text(b) => (DataType::Utf8, Arc::new(b.finish())),
+            Column::Int(b) => (DataType::Int64, Arc::new(b.finish())),
+            Column::UInt(b) => (DataType::UInt64, Arc::new(b.finish())),
+            Column::Float(b) => (DataType::Float64, Arc::new(b.finish())),
+            Column::Bool(b) => (DataType::Boolean, Arc::new(b.finish())),
+        }
+    }
+}
+
+/// One measurement's rows: raw timestamps, tags and fields, columns in first-seen order.
+#[derive(Default)]
+struct Rows {
+    times: Vec<i64>,
+    tags: Vec<String>,
+    columns: Vec<(String, Column)>,
+}
+
+impl Rows {
+    fn column(&mut self, name: &str, v: &FieldValue<'_>) -> &mut Column {
+        let i = match self.columns.iter().position(|(n, _)| n == name) {
+            Some(i) => i,
+            None => {
+                let mut c = Column::for_value(v);
+                c.nulls(self.times.len());
+                self.columns.push((name.to_string(), c));
+                self.columns.len() - 1
+            }
+        };
+        &mut self.columns[i].1
+    }
+
+    /// The rows as a batch with the raw time as an `Int64` column named `time_column`.
+    fn batch(mut self, time_column: &str) -> Result<RecordBatch, String> {
+        let n = self.times.len();
+        let mut fields = vec![Field::new(time_column, DataType::Int64, false)];
+        let mut arrays: Vec<ArrayRef> = vec![Arc::new(arrow::array::Int64Array::from(self.times))];
+        for (name, c) in &mut self.columns {
+            c.nulls(n - c.len());
+            let (t, a) = c.finish();
+            fields.push(Field::new(name.as_str(), t, true));
+            arrays.push(a);
+        }
+        RecordBatch::try_new(Arc::new(Schema::new(fields)), arrays).map_err(|e| e.to_string())
+    }
+}
+
+/// Line protocol parsed per measurement, in the order measurements first appear.
+pub(crate) struct Parsed {
+    measurements: Vec<(String, Rows)>,
+}
+
+/// Parses `body`; lines without a timestamp get `now` (in `precision`).
+///
+/// Errors: the sentence to answer, naming the line (1-based) for a line that does not parse, a
+/// tag and a field of one name, or a field whose type differs from the same field's on an
+/// earlier line.
+pub(crate) fn parse(body: &str, now: i64) -> Result<Parsed, String> {
+    let mut out: Vec<(String, Rows)> = Vec::new();
+    for (n, line) in body.lines().enumerate() {
+        let n = n + 1;
+        let text = line.trim();
+        if text.is_empty() || text.starts_with('#') {
+            continue;
+        }
+        let parsed = match influxdb_line_protocol::parse_lines(text).next() {
+            Some(Ok(p)) => p,
+            Some(Err(e)) => return Err(format!("line {n}: {e}: {}", cut(text))),
+            None => continue,
+        };
+        let m = parsed.series.measurement.as_str().to_string();
+        let i = match out.iter().position(|(name, _)| *name == m) {
+            Some(i) => i,
+            None => {
+                out.push((m.clone(), Rows::default()));
+                out.len() - 1
+            }
+        };
+        let rows = &mut out[i].1;
+        for (k, v) in parsed.series.tag_set.iter().flatten() {
+            let v = FieldValue::String(v.clone());
+            let name = k.as_str();
+            if !rows.tags.iter().any(|t| t == name) {
+                if rows.columns.iter().any(|(c, _)| c == name) {
+                    return Err(format!("line {n}: {name} is a field on an earlier line and a tag here"));
+                }
+                rows.tags.push(name.to_string());
+            }
+            if !rows.column(name, &v).push(&v) {
+                return Err(format!(
+                    "line {n}: tag {name} is a field of another type on an earlier line"
+                ));
+            }
+        }
+        for (k, v) in &parsed.field_set {
+            let name = k.as_str();
+            if rows.tags.iter().any(|t| t == name) {
+                return Err(format!("line {n}: {name} is a tag on an earlier line and a field here"));
+            }
+            let c = rows.column(name, v);
+            if !c.push(v) {
+                let kind = c.kind();
+                return Err(format!(
+                    "line {n}: field {name} is {} here but {kind} on an earlier line: {}",
+                    Column::for_value(v).kind(),
+                    cut(text)
+                ));
+            }
+        }
+        rows.times.push(parsed.timestamp.unwrap_or(now));
+        let len = rows.times.len();
+        for (_, c) in &mut rows.columns {
+            c.nulls(len - c.len());
+        }
+    }
+    Ok(Parsed { measurements: out })
+}
+
+/// A line shortened for a message.
+fn cut(line: &str) -> String {
+    match line.char_indices().nth(120) {
+        Some((i, _)) => format!("{}...", &line[..i]),
+        None => line.to_string(),
+    }
+}
+
+impl Parsed {
+    /// The measurements, in order.
+    pub(crate) fn measurements(&self) -> impl Iterator<Item = &str> {
+        self.measurements.iter().map(|(m, _)| m.as_str())
+    }
+
+    /// Rows in all.
+    pub(crate) fn rows(&self) -> usize {
+        self.measurements.iter().map(|(_, r)| r.times.len()).sum()
+    }
+}
+
+/// What one table got.
+#[derive(Debug, serde::Serialize)]
+pub(crate) struct Written {
+    pub(crate) table: String,
+    pub(crate) rows: usize,
+    /// The snapshot the commit made.
+    pub(crate) snapshot_id: Option<i64>,
+    /// The batch id was committed before: nothing was written.
+    pub(crate) duplicate: bool,
+}
+
+/// Appends each measurement's rows to the table `table_of(measurement)`, creating it (time
+/// column `time`, the tags as series key) when it does not exist.
+///
+/// Errors: the lake's ([`varve::ErrorKind::SchemaMismatch`] for a field of another type than
+/// its column), with the table named.
+pub(crate) async fn write(
+    lake: &Lake,
+    parsed: Parsed,
+    table_of: impl Fn(&str) -> String,
+    unit: TimeUnit,
+    truncate_ns: bool,
+    batch_id: Option<&str>,
+) -> varve::Result<Vec<Written>> {
+    let mut out = Vec::new();
+    for (m, rows) in parsed.measurements {
+        let table = table_of(&m);
+        let tags = rows.tags.clone();
+        let n = rows.times.len();
+        let time_column = match lake.describe(&table).await {
+            Ok(d) => d.contract.time_column.clone().unwrap_or_else(|| "time".to_string()),
+            Err(e) if e.kind() == varve::ErrorKind::NotFound => {
+                let batch = rows.batch("time").map_err(varve::Error::invalid)?;
+                let mut fields: Vec<Field> = batch.schema().fields().iter().map(|f| f.as_ref().clone()).collect();
+                fields[0] = Field::new(
+                    "time",
+                    DataType::Timestamp(TimeUnit::Microsecond, Some("UTC".into())),
+                    false,
+                );
+                let contract = TableContract::time_series("time").with_series_key(tags.iter().cloned());
+                match lake.create_table(&table, &Schema::new(fields), &contract).await {
+                    Ok(_) => {}
+                    Err(e) if e.kind() == varve::ErrorKind::AlreadyExists => {}
+                    Err(e) => return Err(e),
+                }
+                out.push(append(lake, &table, batch, unit, truncate_ns, batch_id, n).await?);
+                continue;
+            }
+            Err(e) => return Err(e),
+        };
+        let batch = rows.batch(&time_column).map_err(varve::Error::invalid)?;
+        out.push(append(lake, &table, batch, unit, truncate_ns, batch_id, n).await?);
+    }
+    Ok(out)
+}
+
+async fn append(
+    lake: &Lake,
+    table: &str,
+    batch: RecordBatch,
+    unit: TimeUnit,
+    truncate_ns: bool,
+    batch_id: Option<&str>,
+    rows: usize,
+) -> varve::Result<Written> {
+    let opts = AppendOptions {
+        // One batch id per table, so that a retried body is a no-op for each of its tables.
+        batch_id: batch_id.map(|b| format!("{b}:{table}")),
+        time: TimeOptions {
+            unit: Some(unit),
+            truncate_ns,
+            ..TimeOptions::default()
+        },
+        ..AppendOptions::default()
+    };
+    let report = lake
+        .append(table, vec![batch], opts)
+        .await
+        .map_err(|e| e.context(format!("table {table}")))?;
+    Ok(Written {
+        table: table.to_string(),
+        rows,
+        snapshot_id: report.snapshot_id,
+        duplicate: report.duplicate,
+    })
+}

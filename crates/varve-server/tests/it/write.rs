@@ -1,0 +1,183 @@
+//! Writes in InfluxDB line protocol, in Telegraf's format (ns timestamps, `Authorization: Token`),
+//! at `/api/v2/write` and `/v1/write`: tables made with tags as series key, new fields added as
+//! columns, answers read back through `/v1/sql` and the lake; bad lines, wrong types, sub-µs
+//! times and bodies over the limit refused with nothing written; batch ids; token scopes.
+
+use std::collections::HashMap;
+
+use varve_server::{new_token, Scope, ServerConfig, Tokens};
+
+use crate::http::{error_of, lake, start};
+
+async fn csv(http: &reqwest::Client, base: &str, token: &str, q: &str) -> String {
+    let r = http
+        .post(format!("{base}/v1/sql?format=csv"))
+        .bearer_auth(token)
+        .body(q.to_string())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 200, "{q}");
+    r.text().await.unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn line_protocol_writes_make_evolve_and_guard_tables() {
+    let dir = tempfile::tempdir().unwrap();
+    let lake = lake(dir.path()).await;
+    let path = dir.path().join("tokens");
+    let mut secrets = HashMap::new();
+    for (name, scope, ns) in [
+        ("w", Scope::Write, None),
+        ("r", Scope::Read, None),
+        ("ops-w", Scope::Write, Some("ops")),
+    ] {
+        let (secret, entry) = new_token(scope, ns).unwrap();
+        varve_server::add_to_file(&path, &entry).unwrap();
+        secrets.insert(name, secret);
+    }
+    let s = start(
+        lake,
+        ServerConfig {
+            tokens: Some(Tokens::from_file(&path).unwrap()),
+            max_write_bytes: 4096,
+            ..ServerConfig::default()
+        },
+    )
+    .await;
+    let http = reqwest::Client::new();
+    let v2 = |who: &str, query: &str, body: &str| {
+        http.post(format!("{}/api/v2/write?{query}", s.base))
+            .header("Authorization", format!("Token {}", secrets[who]))
+            .body(body.to_string())
+            .send()
+    };
+
+    // Telegraf's format: two measurements, ns timestamps, integer, float, text and boolean fields.
+    let body = "cpu,host=a,region=eu usage=0.5,cores=8i 1717200000000000000\n\
+                cpu,host=b,region=eu usage=0.25,cores=4i 1717200000000000000\n\
+                # a comment\n\
+                \n\
+                disk,host=a,path=/ used=10i,ok=t,label=\"root fs\" 1717200001000000000\n";
+    let r = v2("w", "bucket=ops&org=ignored", body).await.unwrap();
+    assert_eq!(r.status(), 204, "{:?}", r.text().await);
+    let got = csv(
+        &http,
+        &s.base,
+        &secrets["w"],
+        "SELECT time, host, region, usage, cores FROM ops.cpu ORDER BY host",
+    )
+    .await;
+    assert_eq!(
+        got,
+        "time,host,region,usage,cores\n2024-06-01T00:00:00Z,a,eu,0.5,8\n2024-06-01T00:00:00Z,b,eu,0.25,4\n"
+    );
+    let got = csv(
+        &http,
+        &s.base,
+        &secrets["w"],
+        "SELECT time, host, path, used, ok, label FROM ops.disk",
+    )
+    .await;
+    assert_eq!(
+        got,
+        "time,host,path,used,ok,label\n2024-06-01T00:00:01Z,a,/,10,true,root fs\n"
+    );
+    // The tags are the new table's series key.
+    let info = http
+        .get(format!("{}/v1/tables/ops.cpu", s.base))
+        .bearer_auth(&secrets["w"])
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(info.contains("\"varve.series-key\":\"host,region\""), "{info}");
+
+    // A new field and a new tag add columns; µs precision; /v1/write names the table.
+    let r = http
+        .post(format!("{}/v1/write?table=ops.cpu&precision=us", s.base))
+        .bearer_auth(&secrets["w"])
+        .body("cpu,host=c,region=us,rack=r1 usage=0.75,temp=41.5 1717200002000000")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 200);
+    let report: serde_json::Value = r.json().await.unwrap();
+    assert_eq!(report["tables"][0]["rows"], 1, "{report}");
+    let got = csv(
+        &http,
+        &s.base,
+        &secrets["r"],
+        "SELECT host, rack, temp, cores FROM ops.cpu ORDER BY host",
+    )
+    .await;
+    assert_eq!(got, "host,rack,temp,cores\na,,,8\nb,,,4\nc,r1,41.5,\n");
+
+    // Refused, with nothing written: a bad line (named), a field of another type, a time with
+    // digits below a µs, a body over the limit, a read token, a token of another namespace.
+    let count = || csv(&http, &s.base, &secrets["w"], "SELECT count(*) FROM ops.cpu");
+    let before = count().await;
+    let (status, kind, message) = error_of(
+        v2(
+            "w",
+            "bucket=ops",
+            "cpu,host=d usage=1 1717200003000000000\ncpu,host=d usage= 1",
+        )
+        .await
+        .unwrap(),
+    )
+    .await;
+    assert_eq!((status, kind.as_str()), (400, "invalid_input"));
+    assert!(message.starts_with("line 2: "), "{message}");
+    let (status, _, message) = error_of(
+        v2("w", "bucket=ops", "cpu,host=d usage=\"high\" 1717200003000000000")
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(status, 400, "{message}");
+    assert!(message.contains("usage"), "{message}");
+    let (status, _, message) = error_of(
+        v2("w", "bucket=ops", "cpu,host=d usage=1 1717200003000000001")
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(status, 400, "{message}");
+    let big = "cpu,host=d usage=1 1717200003000000000\n".repeat(200);
+    assert_eq!(v2("w", "bucket=ops", &big).await.unwrap().status(), 413);
+    assert_eq!(v2("r", "bucket=ops", "cpu,host=d usage=1").await.unwrap().status(), 403);
+    assert_eq!(
+        v2("ops-w", "bucket=m", "cpu,host=d usage=1").await.unwrap().status(),
+        403
+    );
+    assert_eq!(
+        v2("w", "precision=ns", "cpu,host=d usage=1").await.unwrap().status(),
+        400
+    );
+    assert_eq!(count().await, before);
+
+    // Sub-µs digits are kept only when truncation is asked; a batch id makes a retry a no-op.
+    for _ in 0..2 {
+        let r = http
+            .post(format!("{}/api/v2/write?bucket=ops&truncate_ns=true", s.base))
+            .header("Authorization", format!("Token {}", secrets["ops-w"]))
+            .header("X-Varve-Batch-Id", "telegraf-42")
+            .body("cpu,host=d,region=eu usage=1 1717200003000000001")
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status(), 204);
+    }
+    let got = csv(
+        &http,
+        &s.base,
+        &secrets["r"],
+        "SELECT time FROM ops.cpu WHERE host = 'd'",
+    )
+    .await;
+    assert_eq!(got, "time\n2024-06-01T00:00:03Z\n");
+    s.stop().await;
+}
