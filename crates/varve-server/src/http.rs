@@ -566,6 +566,15 @@ async fn run_write(
 ) -> Result<Vec<crate::write::Written>, ApiError> {
     let grant = check_access(state, headers, Scope::Write)?;
     let bad = |m: String| ApiError::new(StatusCode::BAD_REQUEST, "invalid_input", m);
+    if let Some(enc) = headers.get(header::CONTENT_ENCODING).and_then(|v| v.to_str().ok()) {
+        if !enc.eq_ignore_ascii_case("identity") {
+            return Err(ApiError::new(
+                StatusCode::UNSUPPORTED_MEDIA_TYPE,
+                "invalid_input",
+                format!("Content-Encoding {enc} is not taken yet: send the body uncompressed (Telegraf: content_encoding = \"identity\")"),
+            ));
+        }
+    }
     let unit = crate::write::precision(q.precision.as_deref()).map_err(bad)?;
     let text = std::str::from_utf8(&body).map_err(|e| bad(format!("the body is not UTF-8 text: {e}")))?;
     let now = chrono::Utc::now();
@@ -575,7 +584,7 @@ async fn run_write(
         varve::arrow::datatypes::TimeUnit::Microsecond => now.timestamp_micros(),
         varve::arrow::datatypes::TimeUnit::Nanosecond => now.timestamp_micros() * 1000,
     };
-    let parsed = crate::write::parse(text, now).map_err(bad)?;
+    let parsed = crate::write::parse(text, now, route == "/v1/write").map_err(bad)?;
     let table_of: Box<dyn Fn(&str) -> String + Send + Sync> = match (route, &q.table, &q.bucket) {
         ("/v1/write", Some(t), _) => {
             let t = t.clone();

@@ -40,6 +40,9 @@ pub(crate) fn precision(name: Option<&str>) -> Result<TimeUnit, String> {
     }
 }
 
+/// The time column of a table a write creates; no tag or field may have this name.
+const TIME: &str = "time";
+
 /// A column being built: its type is the first value's.
 enum Column {
     Text(StringBuilder),
@@ -144,7 +147,7 @@ impl Rows {
         let mut fields = vec![Field::new(time_column, DataType::Int64, false)];
         let mut arrays: Vec<ArrayRef> = vec![Arc::new(arrow::array::Int64Array::from(self.times))];
         for (name, c) in &mut self.columns {
-            c.nulls(n - c.len());
+            c.nulls(n.saturating_sub(c.len()));
             let (t, a) = c.finish();
             fields.push(Field::new(name.as_str(), t, true));
             arrays.push(a);
@@ -158,12 +161,13 @@ pub(crate) struct Parsed {
     measurements: Vec<(String, Rows)>,
 }
 
-/// Parses `body`; lines without a timestamp get `now` (in `precision`).
+/// Parses `body`; lines without a timestamp get `now` (in `precision`). With `one_table`, every
+/// line's rows go together whatever its measurement (`/v1/write`: one table, one commit).
 ///
 /// Errors: the sentence to answer, naming the line (1-based) for a line that does not parse, a
 /// tag and a field of one name, or a field whose type differs from the same field's on an
 /// earlier line.
-pub(crate) fn parse(body: &str, now: i64) -> Result<Parsed, String> {
+pub(crate) fn parse(body: &str, now: i64, one_table: bool) -> Result<Parsed, String> {
     let mut out: Vec<(String, Rows)> = Vec::new();
     for (n, line) in body.lines().enumerate() {
         let n = n + 1;
@@ -176,7 +180,10 @@ pub(crate) fn parse(body: &str, now: i64) -> Result<Parsed, String> {
             Some(Err(e)) => return Err(format!("line {n}: {e}: {}", cut(text))),
             None => continue,
         };
-        let m = parsed.series.measurement.as_str().to_string();
+        let m = match one_table {
+            true => String::new(),
+            false => parsed.series.measurement.as_str().to_string(),
+        };
         let i = match out.iter().position(|(name, _)| *name == m) {
             Some(i) => i,
             None => {
@@ -188,6 +195,9 @@ pub(crate) fn parse(body: &str, now: i64) -> Result<Parsed, String> {
         for (k, v) in parsed.series.tag_set.iter().flatten() {
             let v = FieldValue::String(v.clone());
             let name = k.as_str();
+            if name == TIME {
+                return Err(format!("line {n}: {TIME} is the time column's name, not a tag's"));
+            }
             if !rows.tags.iter().any(|t| t == name) {
                 if rows.columns.iter().any(|(c, _)| c == name) {
                     return Err(format!("line {n}: {name} is a field on an earlier line and a tag here"));
@@ -200,10 +210,20 @@ pub(crate) fn parse(body: &str, now: i64) -> Result<Parsed, String> {
                 ));
             }
         }
-        for (k, v) in &parsed.field_set {
+        let fields = &parsed.field_set;
+        for (i, (k, v)) in fields.iter().enumerate() {
             let name = k.as_str();
+            // A field given twice in a line: the last one counts, as in InfluxDB.
+            if fields[i + 1..].iter().any(|(later, _)| later.as_str() == name) {
+                continue;
+            }
+            if name == TIME {
+                return Err(format!(
+                    "line {n}: {TIME} is the time column's name, not a field's or tag's"
+                ));
+            }
             if rows.tags.iter().any(|t| t == name) {
-                return Err(format!("line {n}: {name} is a tag on an earlier line and a field here"));
+                return Err(format!("line {n}: {name} is a tag and a field"));
             }
             let c = rows.column(name, v);
             if !c.push(v) {
@@ -218,7 +238,7 @@ pub(crate) fn parse(body: &str, now: i64) -> Result<Parsed, String> {
         rows.times.push(parsed.timestamp.unwrap_or(now));
         let len = rows.times.len();
         for (_, c) in &mut rows.columns {
-            c.nulls(len - c.len());
+            c.nulls(len.saturating_sub(c.len()));
         }
     }
     Ok(Parsed { measurements: out })
@@ -274,7 +294,14 @@ pub(crate) async fn write(
         let tags = rows.tags.clone();
         let n = rows.times.len();
         let time_column = match lake.describe(&table).await {
-            Ok(d) => d.contract.time_column.clone().unwrap_or_else(|| "time".to_string()),
+            Ok(d) => match d.contract.time_column.clone() {
+                Some(c) => c,
+                None => {
+                    return Err(varve::Error::invalid(format!(
+                        "table {table} has no time column: line protocol writes go to time-series tables"
+                    )))
+                }
+            },
             Err(e) if e.kind() == varve::ErrorKind::NotFound => {
                 let batch = rows.batch("time").map_err(varve::Error::invalid)?;
                 let mut fields: Vec<Field> = batch.schema().fields().iter().map(|f| f.as_ref().clone()).collect();

@@ -179,5 +179,40 @@ async fn line_protocol_writes_make_evolve_and_guard_tables() {
     )
     .await;
     assert_eq!(got, "time\n2024-06-01T00:00:03Z\n");
+
+    // A field given twice: the last counts. /v1/write puts lines of any measurement into its one
+    // table in one commit, also with a batch id. A compressed body and a `time` field are refused.
+    let r = http
+        .post(format!("{}/v1/write?table=ops.cpu&precision=s", s.base))
+        .bearer_auth(&secrets["w"])
+        .header("X-Varve-Batch-Id", "two-measurements")
+        .body("cpu,host=e usage=1,usage=2 1717200004\nmem,host=f usage=3 1717200004")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 200);
+    let report: serde_json::Value = r.json().await.unwrap();
+    assert_eq!(report["tables"].as_array().unwrap().len(), 1, "{report}");
+    assert_eq!(report["tables"][0]["rows"], 2, "{report}");
+    let got = csv(
+        &http,
+        &s.base,
+        &secrets["r"],
+        "SELECT host, usage FROM ops.cpu WHERE host IN ('e', 'f') ORDER BY host",
+    )
+    .await;
+    assert_eq!(got, "host,usage\ne,2.0\nf,3.0\n");
+    let gz = http
+        .post(format!("{}/api/v2/write?bucket=ops", s.base))
+        .header("Authorization", format!("Token {}", secrets["w"]))
+        .header("Content-Encoding", "gzip")
+        .body(vec![0x1f, 0x8b, 0x08, 0x00])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(gz.status(), 415);
+    let (status, _, message) = error_of(v2("w", "bucket=ops", "cpu,host=g time=1i 1").await.unwrap()).await;
+    assert_eq!(status, 400);
+    assert!(message.contains("time column"), "{message}");
     s.stop().await;
 }

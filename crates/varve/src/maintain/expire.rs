@@ -149,6 +149,10 @@ pub(crate) async fn delete_orphans(storage: &Storage, orphans: &[Orphan]) -> (u6
         if storage.store.delete(&o.path).await.is_ok() {
             n += 1;
             bytes += o.size;
+        } else if deletion_rank(&o.path).0 == 1 {
+            // A metadata version left behind must not outlive a newer one (`deletion_rank`):
+            // the rest wait for the next cleanup.
+            break;
         }
     }
     (n, bytes)

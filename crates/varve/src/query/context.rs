@@ -50,7 +50,10 @@ impl QueryContext {
             .set_bool("datafusion.sql_parser.enable_ident_normalization", false)
             // `now()`, `to_timestamp(...)` and the like are in UTC and print with `Z`, as the
             // tables' time columns do (`SET datafusion.execution.time_zone` changes it).
-            .set_str("datafusion.execution.time_zone", "UTC");
+            .set_str("datafusion.execution.time_zone", "UTC")
+            // A child hashed on a subset of an operator's keys is not taken as hashed on them: the
+            // ASOF join's two sides must be split by exactly the same keys.
+            .set_usize("datafusion.optimizer.subset_repartition_threshold", usize::MAX);
         // The lake's footer cache, shared by its sessions.
         let caches = CacheManagerConfig::default()
             .with_file_metadata_cache(Some(cache.footers.clone()))

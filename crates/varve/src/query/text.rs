@@ -32,7 +32,8 @@ pub fn nested_as_text(batch: &RecordBatch) -> Result<RecordBatch, ArrowError> {
     if !batch.schema().fields().iter().any(|f| nested(f.data_type())) {
         return Ok(batch.clone());
     }
-    let options = FormatOptions::default();
+    // A NULL inside a list or struct prints as `null`; a NULL value stays NULL (an empty field).
+    let options = FormatOptions::default().with_null("null");
     let mut fields = Vec::with_capacity(batch.num_columns());
     let mut columns: Vec<ArrayRef> = Vec::with_capacity(batch.num_columns());
     for (f, c) in batch.schema().fields().iter().zip(batch.columns()) {

@@ -233,7 +233,7 @@ impl ExecutionPlan for AsofJoinExec {
         };
         let merge = Merge {
             left: self.left.execute(partition, ctx.clone())?,
-            right: self.right.execute(partition, ctx)?,
+            right: self.right.execute(partition, ctx)?.fuse(),
             sides: self.sides.clone(),
             direction: self.direction,
             tolerance: self.tolerance.map(|t| (t, nanos_per_tick(&time_type))),
@@ -284,7 +284,8 @@ struct Keyed {
 /// The state of one partition's merge.
 struct Merge {
     left: SendableRecordBatchStream,
-    right: SendableRecordBatchStream,
+    /// Fused: asked again after its end, it answers the end again.
+    right: futures::stream::Fuse<SendableRecordBatchStream>,
     sides: Sides,
     direction: Direction,
     tolerance: Option<(Tolerance, i128)>,

@@ -214,22 +214,25 @@ impl AsofJoin {
             }
             _ => return plan_err!("{SHAPE}; this one has {} tolerances", tolerances.len()),
         };
-        // The right side's key and time in the left's types, so that both compare as one.
-        let cast_to = |r: Expr, l: &Expr| -> Result<Expr> {
+        // Both sides of a key or of the time in their common type (DataFusion's comparison
+        // coercion, as `=` and `>=` would compare them), so that nothing is cut on either side.
+        let common = |l: Expr, r: Expr| -> Result<(Expr, Expr)> {
             let (lt, rt) = (l.get_type(left.schema())?, r.get_type(right.schema())?);
             if lt == rt {
-                return Ok(r);
+                return Ok((l, r));
             }
-            if !arrow::compute::can_cast_types(&rt, &lt) {
+            let Some(t) = datafusion::logical_expr::type_coercion::binary::comparison_coercion(&lt, &rt) else {
                 return plan_err!("ASOF JOIN cannot compare `{l}` ({lt}) with `{r}` ({rt})");
-            }
-            r.cast_to(&lt, right.schema())
+            };
+            let l = if lt == t { l } else { l.cast_to(&t, left.schema())? };
+            let r = if rt == t { r } else { r.cast_to(&t, right.schema())? };
+            Ok((l, r))
         };
         let keys = keys
             .into_iter()
-            .map(|(l, r)| Ok((l.clone(), cast_to(r, &l)?)))
+            .map(|(l, r)| common(l, r))
             .collect::<Result<Vec<_>>>()?;
-        let right_time = cast_to(right_time, &left_time)?;
+        let (left_time, right_time) = common(left_time, right_time)?;
         let schema = Arc::new(build_join_schema(left.schema(), right.schema(), &join_type(kind))?);
         Ok(AsofJoin {
             left,
@@ -260,15 +263,16 @@ fn tolerance_amount(e: &Expr, time: &arrow::datatypes::DataType) -> Result<i64> 
         return plan_err!("an ASOF JOIN's tolerance must be a constant, not `{e}`");
     };
     let nanos = match v {
-        ScalarValue::IntervalMonthDayNano(Some(i)) if i.months == 0 => {
-            Some(i64::from(i.days) * 86_400_000_000_000 + i.nanoseconds)
-        }
+        // Out of range (past about 292 years) is refused below, as a negative one is.
+        ScalarValue::IntervalMonthDayNano(Some(i)) if i.months == 0 => i64::from(i.days)
+            .checked_mul(86_400_000_000_000)
+            .and_then(|d| d.checked_add(i.nanoseconds)),
         ScalarValue::IntervalDayTime(Some(i)) => {
-            Some((i64::from(i.days) * 86_400_000 + i64::from(i.milliseconds)) * 1_000_000)
+            (i64::from(i.days) * 86_400_000 + i64::from(i.milliseconds)).checked_mul(1_000_000)
         }
-        ScalarValue::DurationSecond(Some(s)) => Some(s * 1_000_000_000),
-        ScalarValue::DurationMillisecond(Some(s)) => Some(s * 1_000_000),
-        ScalarValue::DurationMicrosecond(Some(s)) => Some(s * 1_000),
+        ScalarValue::DurationSecond(Some(s)) => s.checked_mul(1_000_000_000),
+        ScalarValue::DurationMillisecond(Some(s)) => s.checked_mul(1_000_000),
+        ScalarValue::DurationMicrosecond(Some(s)) => s.checked_mul(1_000),
         ScalarValue::DurationNanosecond(Some(s)) => Some(*s),
         _ => None,
     };

@@ -119,6 +119,19 @@ pub(crate) fn plan_gapfill(plan: LogicalPlan) -> Result<LogicalPlan> {
     if !uses {
         return Ok(plan);
     }
+    // Aggregates that group by time_bucket_gapfill: each must be filled by the rewrite below.
+    let mut grouped = 0;
+    plan.apply_with_subqueries(|p| {
+        if let LogicalPlan::Aggregate(a) = p {
+            let gap = a
+                .group_expr
+                .iter()
+                .any(|e| e.exists(|x| Ok(is_call(x, GAPFILL))).unwrap_or(false));
+            grouped += usize::from(gap);
+        }
+        Ok(TreeNodeRecursion::Continue)
+    })?;
+    let mut filled = 0;
     let plan = plan
         .transform_up_with_subqueries(|p| {
             let LogicalPlan::Projection(proj) = &p else {
@@ -128,13 +141,23 @@ pub(crate) fn plan_gapfill(plan: LogicalPlan) -> Result<LogicalPlan> {
                 return Ok(Transformed::no(p));
             };
             match rewrite(proj, agg) {
-                Ok(Some(new)) => Ok(Transformed::yes(new)),
+                Ok(Some(new)) => {
+                    filled += 1;
+                    Ok(Transformed::yes(new))
+                }
                 Ok(None) => Ok(Transformed::no(p)),
                 Err(e) => Err(datafusion::error::DataFusionError::External(Box::new(e))),
             }
         })
         .map_err(Error::from)?
         .data;
+    if filled < grouped {
+        return Err(Error::invalid(
+            "time_bucket_gapfill fills the buckets of a plain GROUP BY query (SELECT ... GROUP BY ...); \
+             with HAVING, window functions over the groups or GROUPING SETS it is not taken yet: \
+             filter or window in an outer query over the gap-filled one",
+        ));
+    }
     // Markers left anywhere else cannot fill.
     let mut left = None;
     plan.apply_with_subqueries(|p| {
