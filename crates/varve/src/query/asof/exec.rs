@@ -11,7 +11,7 @@ use std::sync::Arc;
 
 use arrow::array::{new_null_array, Array, ArrayRef, BooleanArray, Int64Array, RecordBatch};
 use arrow::compute::{filter_record_batch, interleave, SortOptions};
-use arrow::datatypes::{DataType, SchemaRef, TimeUnit};
+use arrow::datatypes::{DataType, SchemaRef};
 use arrow::row::{RowConverter, Rows, SortField};
 use async_trait::async_trait;
 use datafusion::common::{internal_err, Result};
@@ -263,9 +263,7 @@ impl ExecutionPlan for AsofJoinExec {
 /// their own units).
 fn nanos_per_tick(t: &DataType) -> i128 {
     match t {
-        DataType::Timestamp(TimeUnit::Second, _) => 1_000_000_000,
-        DataType::Timestamp(TimeUnit::Millisecond, _) => 1_000_000,
-        DataType::Timestamp(TimeUnit::Microsecond, _) => 1_000,
+        DataType::Timestamp(u, _) => crate::query::functions::time_bucket::unit_nanos(*u),
         _ => 1,
     }
 }

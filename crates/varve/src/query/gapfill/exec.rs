@@ -29,7 +29,7 @@ use datafusion::physical_planner::{ExtensionPlanner, PhysicalPlanner};
 use futures::{StreamExt, TryStreamExt};
 
 use super::node::{Fill, GapFill};
-use crate::query::functions::time_bucket::{gapfill_bucketer, Bucketer};
+use crate::query::functions::time_bucket::{gapfill_bucketer, unit_nanos as per, Bucketer};
 
 /// The most rows gap filling writes: the buckets of the range times the series. A range of
 /// a year in seconds would be 31.5 million rows per series: a mistake, not a chart.
@@ -68,8 +68,7 @@ impl ExtensionPlanner for GapFillPlanner {
         };
         let empty = datafusion::common::DFSchema::empty();
         let schema: SchemaRef = Arc::new(n.schema().as_arrow().clone());
-        let exec = GapFillExec {
-            input: input.clone(),
+        let job = Job {
             schema: schema.clone(),
             groups: n.groups.iter().map(index).collect::<Result<_>>()?,
             bucket: index(&n.bucket)?,
@@ -82,6 +81,10 @@ impl ExtensionPlanner for GapFillPlanner {
             finish: planner.create_physical_expr(&n.range.finish, &empty, state)?,
             finish_inclusive: n.range.finish_inclusive,
             bucketer,
+        };
+        let exec = GapFillExec {
+            input: input.clone(),
+            job: Arc::new(job),
             props: Arc::new(PlanProperties::new(
                 EquivalenceProperties::new(schema),
                 Partitioning::UnknownPartitioning(1),
@@ -97,29 +100,22 @@ impl ExtensionPlanner for GapFillPlanner {
 #[derive(Debug)]
 pub(crate) struct GapFillExec {
     input: Arc<dyn ExecutionPlan>,
-    /// The input's columns, all nullable.
-    schema: SchemaRef,
-    groups: Vec<usize>,
-    bucket: usize,
-    fills: Vec<(usize, Fill)>,
-    start: PhysicalExprRef,
-    finish: PhysicalExprRef,
-    finish_inclusive: bool,
-    bucketer: Bucketer,
+    job: Arc<Job>,
     props: Arc<PlanProperties>,
 }
 
 impl DisplayAs for GapFillExec {
     fn fmt_as(&self, _: DisplayFormatType, f: &mut fmt::Formatter) -> fmt::Result {
+        let j = &self.job;
         write!(
             f,
             "GapFillExec: bucket={}, series={:?}, range={}..{}{}, fills={:?}",
-            self.bucket,
-            self.groups,
-            self.start,
-            if self.finish_inclusive { "=" } else { "" },
-            self.finish,
-            self.fills
+            j.bucket,
+            j.groups,
+            j.start,
+            if j.finish_inclusive { "=" } else { "" },
+            j.finish,
+            j.fills
         )
     }
 }
@@ -139,7 +135,7 @@ impl ExecutionPlan for GapFillExec {
 
     fn required_input_ordering(&self) -> Vec<Option<OrderingRequirements>> {
         let schema = self.input.schema();
-        let exprs = self.groups.iter().chain([&self.bucket]).map(|i| {
+        let exprs = self.job.groups.iter().chain([&self.job.bucket]).map(|i| {
             let col: PhysicalExprRef = Arc::new(PhysicalColumn::new(schema.field(*i).name(), *i));
             PhysicalSortExpr::new(col, ORDER)
         });
@@ -156,14 +152,7 @@ impl ExecutionPlan for GapFillExec {
         };
         Ok(Arc::new(GapFillExec {
             input,
-            schema: self.schema.clone(),
-            groups: self.groups.clone(),
-            bucket: self.bucket,
-            fills: self.fills.clone(),
-            start: self.start.clone(),
-            finish: self.finish.clone(),
-            finish_inclusive: self.finish_inclusive,
-            bucketer: self.bucketer.clone(),
+            job: self.job.clone(),
             props: self.props.clone(),
         }))
     }
@@ -173,18 +162,9 @@ impl ExecutionPlan for GapFillExec {
             return internal_err!("GapFillExec has one partition, not {partition}");
         }
         let input = self.input.execute(0, ctx)?;
-        let schema = self.schema.clone();
+        let schema = self.job.schema.clone();
         let input_schema = self.input.schema();
-        let job = Job {
-            groups: self.groups.clone(),
-            bucket: self.bucket,
-            fills: self.fills.clone(),
-            start: self.start.clone(),
-            finish: self.finish.clone(),
-            finish_inclusive: self.finish_inclusive,
-            bucketer: self.bucketer.clone(),
-            schema: schema.clone(),
-        };
+        let job = self.job.clone();
         let out = futures::stream::once(async move {
             let batches: Vec<RecordBatch> = input.try_collect().await?;
             let batch = concat_batches(&input_schema, &batches)?;
@@ -202,8 +182,11 @@ enum Out {
     Gap(Option<usize>, i64),
 }
 
-/// What one execution needs.
+/// What the operator does, the same for every execution.
+#[derive(Debug)]
 struct Job {
+    /// The input's columns, all nullable.
+    schema: SchemaRef,
     groups: Vec<usize>,
     bucket: usize,
     fills: Vec<(usize, Fill)>,
@@ -211,17 +194,6 @@ struct Job {
     finish: PhysicalExprRef,
     finish_inclusive: bool,
     bucketer: Bucketer,
-    schema: SchemaRef,
-}
-
-/// ns per unit of a timestamp.
-fn per(unit: TimeUnit) -> i128 {
-    match unit {
-        TimeUnit::Second => 1_000_000_000,
-        TimeUnit::Millisecond => 1_000_000,
-        TimeUnit::Microsecond => 1_000,
-        TimeUnit::Nanosecond => 1,
-    }
 }
 
 impl Job {

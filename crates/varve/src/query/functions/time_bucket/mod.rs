@@ -179,8 +179,8 @@ impl ScalarUDFImpl for TimeBucket {
     }
 }
 
-/// ns per unit of a timestamp type.
-fn unit_nanos(u: TimeUnit) -> i128 {
+/// ns per unit of a timestamp type (also the ASOF join's tolerance and gap filling use it).
+pub(crate) fn unit_nanos(u: TimeUnit) -> i128 {
     match u {
         TimeUnit::Second => NANOS_PER_SECOND,
         TimeUnit::Millisecond => 1_000_000,
