@@ -7,6 +7,7 @@ mod demo;
 mod import;
 mod maintain;
 mod output;
+mod rollup;
 mod serve;
 mod shell;
 mod table;
@@ -84,6 +85,9 @@ enum Command {
     Maintain(maintain::MaintainArgs),
     /// Change a table's columns (add, rename, drop, widen) or properties (varve.retention, ...).
     Alter(maintain::AlterArgs),
+    /// Materialized rollups of a table (per group and time bucket), which answer coarser queries
+    /// on it: create, drop, ls, refresh.
+    Rollup(rollup::RollupArgs),
     /// Delete the rows matching a condition (--where), or every row (--all).
     Delete(maintain::DeleteArgs),
     /// Print the newest row of every series of a table.
@@ -319,6 +323,7 @@ async fn run(cli: Cli) -> varve::Result<()> {
         Command::Serve(args) => serve::run(lake, args).await,
         Command::Token(args) => token::run(args, true),
         Command::Alter(args) => maintain::alter(&lake, args).await,
+        Command::Rollup(args) => rollup::run(&lake, args).await,
         Command::Delete(args) => maintain::delete(&lake, args).await,
         Command::Latest { table, out } => {
             let r = lake.latest(&table).await?;

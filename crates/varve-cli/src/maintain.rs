@@ -35,6 +35,9 @@ pub(crate) struct MaintainArgs {
     /// Do not delete unreferenced files.
     #[arg(long)]
     pub(crate) no_orphans: bool,
+    /// Do not refresh the tables' rollups.
+    #[arg(long)]
+    pub(crate) no_rollups: bool,
     /// Print what would be done and change nothing.
     #[arg(long)]
     pub(crate) dry_run: bool,
@@ -79,6 +82,7 @@ pub(crate) async fn run(lake: &Lake, args: MaintainArgs) -> Result<()> {
         retention: !args.no_retention,
         expire: !args.no_expire,
         orphans: !args.no_orphans,
+        rollups: !args.no_rollups,
         dry_run: args.dry_run,
         orphan_age: duration_arg("--orphan-age", &args.orphan_age)?,
         snapshot_retention: args

@@ -340,7 +340,99 @@ impl Lake {
     /// is not an error: it is listed in [`MaintainReport::skipped`] for the next run.
     pub async fn maintain(&self, name: &str, opts: &MaintainOptions) -> Result<MaintainReport> {
         let ident = TableIdent::parse(name)?;
-        maintain::maintain(&self.storage, &self.cache, &ident, opts).await
+        let t = catalog::load(&self.storage, &self.cache, &ident).await?;
+        if !opts.rollups || opts.dry_run || crate::rollup::listed(t.metadata.properties()).is_empty() {
+            return maintain::maintain(&self.storage, &self.cache, &ident, opts).await;
+        }
+        // Rollups are refreshed after compaction (so that their watermark is the compacted
+        // snapshot, after which appends can still be routed) and before expiry (which could take
+        // the watermark away and force a full recompute).
+        let started = std::time::Instant::now();
+        let first = MaintainOptions {
+            expire: false,
+            orphans: false,
+            ..opts.clone()
+        };
+        let mut r = maintain::maintain(&self.storage, &self.cache, &ident, &first).await?;
+        let session = self.session(QueryOptions::default())?;
+        let t = catalog::load(&self.storage, &self.cache, &ident).await?;
+        for (rollup, result) in crate::rollup::refresh::refresh_all(&session, &t).await {
+            match result {
+                Ok(rr) if rr.up_to_date => {}
+                Ok(rr) => {
+                    r.rollups_refreshed += 1;
+                    r.actions.push(rr.summary());
+                }
+                Err(e) => r.skipped.push(format!("refresh of rollup {rollup}: {e}")),
+            }
+        }
+        if let Some(p) = &opts.progress {
+            p(&crate::MaintainProgress {
+                table: ident.to_string(),
+                step: "rollups",
+                done: 1,
+                total: 1,
+            });
+        }
+        let rest = MaintainOptions {
+            compact: false,
+            retention: false,
+            ..opts.clone()
+        };
+        let second = maintain::maintain(&self.storage, &self.cache, &ident, &rest).await?;
+        r.files_after = second.files_after;
+        r.bytes_after = second.bytes_after;
+        r.snapshots_expired += second.snapshots_expired;
+        r.objects_deleted += second.objects_deleted;
+        r.bytes_deleted += second.bytes_deleted;
+        r.actions.extend(second.actions);
+        r.skipped.extend(second.skipped);
+        r.seconds = started.elapsed().as_secs_f64();
+        Ok(r)
+    }
+
+    /// Creates a rollup from `CREATE ROLLUP name ON table AS SELECT ...` (see `docs/sql.md`) and
+    /// fills it from the table's current snapshot. Returns the first refresh's report, or `None`
+    /// when it existed and the statement says `IF NOT EXISTS`.
+    ///
+    /// Errors: [`crate::ErrorKind::InvalidInput`] for a statement outside the rules (it says
+    /// which part); [`crate::ErrorKind::NotFound`] for a missing table;
+    /// [`crate::ErrorKind::AlreadyExists`].
+    pub async fn create_rollup(&self, sql: &str) -> Result<Option<crate::RefreshReport>> {
+        let session = self.session(QueryOptions::default())?;
+        match crate::rollup::definition::parse(sql)? {
+            Some(crate::rollup::definition::RollupStatement::Create(c)) => crate::rollup::create(&session, c).await,
+            _ => Err(Error::invalid(format!("expected {}", crate::rollup::definition::USAGE))),
+        }
+    }
+
+    /// Drops a rollup (its table, and its entry on its source). Returns whether it existed.
+    ///
+    /// Errors: [`crate::ErrorKind::NotFound`] unless `if_exists`; [`crate::ErrorKind::InvalidInput`]
+    /// for a table that is not a rollup.
+    pub async fn drop_rollup(&self, name: &str, if_exists: bool) -> Result<bool> {
+        let session = self.session(QueryOptions::default())?;
+        crate::rollup::drop(&session, &TableIdent::parse(name)?, if_exists).await
+    }
+
+    /// The rollups of table `source`, or of every table.
+    ///
+    /// Errors: [`crate::ErrorKind::NotFound`] for a missing source.
+    pub async fn rollups(&self, source: Option<&str>) -> Result<Vec<crate::RollupInfo>> {
+        let session = self.session(QueryOptions::default())?;
+        let source = source.map(TableIdent::parse).transpose()?;
+        crate::rollup::list(&session, source.as_ref()).await
+    }
+
+    /// Brings a rollup up to its table's current snapshot, recomputing the buckets that changed
+    /// rows touch (see `docs/sql.md`, "Rollups").
+    ///
+    /// Errors: [`crate::ErrorKind::NotFound`]; [`crate::ErrorKind::InvalidInput`] for a table that
+    /// is not a rollup; [`crate::ErrorKind::Conflict`] when another refresh won (the rollup is
+    /// then up to date or will be at the next refresh).
+    pub async fn refresh_rollup(&self, name: &str) -> Result<crate::RefreshReport> {
+        let session = self.session(QueryOptions::default())?;
+        crate::rollup::refresh::refresh(&session, &TableIdent::parse(name)?).await
     }
 
     /// Deletes the rows matching `predicate` (SQL, as in a `WHERE` clause: `host = 'a' AND ts <

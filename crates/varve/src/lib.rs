@@ -71,6 +71,7 @@ pub mod input;
 mod lake;
 mod maintain;
 mod query;
+mod rollup;
 mod storage;
 mod write;
 
@@ -88,6 +89,7 @@ pub use query::functions::function_reference;
 pub use query::references::referenced_tables;
 pub use query::session::{split_statements, QueryOptions, Session};
 pub use query::text::nested_as_text;
+pub use rollup::{RefreshReport, RollupInfo};
 pub use storage::{default_lake_url, CacheMode, CacheStats, StorageKind, DEFAULT_LAKE, LAKE_ENV};
 pub use write::time::parse_time_unit;
 pub use write::TimeOptions;

@@ -6,6 +6,7 @@
 //! a hint: the catalog checks for newer versions after reading it. This module loads, creates,
 //! lists and drops tables and reads the live data files of a snapshot. It does not write data.
 
+use std::collections::HashMap;
 use std::fmt;
 use std::str::FromStr;
 use std::sync::Arc;
@@ -339,6 +340,18 @@ pub(crate) async fn create(
     arrow_schema: &arrow::datatypes::Schema,
     contract: &TableContract,
 ) -> Result<LoadedTable> {
+    create_with_properties(storage, cache, ident, arrow_schema, contract, HashMap::new()).await
+}
+
+/// [`create`] with more table properties (a rollup's definition) besides the contract's.
+pub(crate) async fn create_with_properties(
+    storage: &Storage,
+    cache: &MetadataCache,
+    ident: &TableIdent,
+    arrow_schema: &arrow::datatypes::Schema,
+    contract: &TableContract,
+    extra: HashMap<String, String>,
+) -> Result<LoadedTable> {
     if current_version(storage, ident).await?.is_some() {
         return Err(Error::new(
             ErrorKind::AlreadyExists,
@@ -387,7 +400,7 @@ pub(crate) async fn create(
         sort,
         location,
         FormatVersion::V2,
-        contract.to_properties(),
+        contract.to_properties().into_iter().chain(extra).collect(),
     )?
     .build()?;
     // A new table has no snapshots, so no references.

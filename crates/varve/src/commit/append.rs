@@ -128,6 +128,10 @@ pub(crate) struct Appender {
     newest: Option<RecordBatch>,
     report: AppendReport,
     started: Instant,
+    /// Live data files the commit removes (an overwrite: a rollup refresh replacing buckets).
+    replace: Vec<DataFile>,
+    /// Table properties the commit sets with the rows (a rollup's watermark).
+    set_properties: std::collections::HashMap<String, String>,
 }
 
 impl Appender {
@@ -164,7 +168,18 @@ impl Appender {
             newest: None,
             report: AppendReport::default(),
             started: Instant::now(),
+            replace: vec![],
+            set_properties: Default::default(),
         })
+    }
+
+    /// Makes the commit an overwrite: it also removes `files` (live data files of the table, whose
+    /// rows the pushed batches replace) and sets `properties`, atomically with the rows. The
+    /// commit then happens even when no row was pushed. A removed file another commit removed
+    /// meanwhile fails the commit with [`crate::ErrorKind::Conflict`].
+    pub(crate) fn replacing(&mut self, files: Vec<DataFile>, properties: std::collections::HashMap<String, String>) {
+        self.replace = files;
+        self.set_properties = properties;
     }
 
     /// Where the append goes: the lake's storage, its manifest cache, the table, and whether
@@ -401,7 +416,8 @@ impl Appender {
             pending_bytes.push((path.clone(), bytes));
             self.count_in(path, file);
         }
-        if self.files.is_empty() {
+        let overwrite = !self.replace.is_empty() || !self.set_properties.is_empty();
+        if self.files.is_empty() && !overwrite {
             let mut r = self.report.clone();
             r.seconds = self.started.elapsed().as_secs_f64();
             return Ok(r);
@@ -409,6 +425,14 @@ impl Appender {
         let mut txn = Transaction::new(Operation::Append);
         txn.added = std::mem::take(&mut self.files);
         txn.last_value = last_value::Change::Add(self.newest.take());
+        if overwrite {
+            if !self.replace.is_empty() {
+                txn.operation = Operation::Overwrite;
+                txn.last_value = last_value::Change::Unknown;
+            }
+            txn.removed = std::mem::take(&mut self.replace);
+            txn.set_properties = std::mem::take(&mut self.set_properties);
+        }
         let mut partitions: Vec<Option<i32>> = txn.added.iter().map(crate::format::manifest::partition_of).collect();
         partitions.sort();
         partitions.dedup();

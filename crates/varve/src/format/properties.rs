@@ -141,6 +141,11 @@ pub(crate) fn validate_alter(key: &str, value: Option<&str>) -> Result<()> {
              create a new table and INSERT INTO it ... SELECT to change it"
         )));
     }
+    if key.starts_with("varve.rollup") {
+        return Err(Error::invalid(format!(
+            "{key} is kept by Varve's rollups and cannot be set; use CREATE ROLLUP, DROP ROLLUP and REFRESH ROLLUP"
+        )));
+    }
     if key == PROP_BATCH_IDS {
         return Err(Error::invalid(format!(
             "{key} is kept by Varve's commits and cannot be set"

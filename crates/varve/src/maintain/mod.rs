@@ -48,7 +48,7 @@ pub type ProgressFn = Arc<dyn Fn(&MaintainProgress) + Send + Sync>;
 pub struct MaintainProgress {
     /// The table.
     pub table: String,
-    /// The part running: `retention`, `compaction`, `expiry` or `orphans`.
+    /// The part running: `retention`, `compaction`, `rollups`, `expiry` or `orphans`.
     pub step: &'static str,
     /// Work done in this step (bytes of input for compaction, else items).
     pub done: u64,
@@ -67,6 +67,8 @@ pub struct MaintainOptions {
     pub expire: bool,
     /// Delete unreferenced files older than `orphan_age` (default on).
     pub orphans: bool,
+    /// Refresh the table's rollups, after compaction and before expiry (default on).
+    pub rollups: bool,
     /// Plan only: report what would be done and change nothing.
     pub dry_run: bool,
     /// Orphan cleanup's safety window (default [`DEFAULT_ORPHAN_AGE`]).
@@ -84,6 +86,7 @@ impl Default for MaintainOptions {
             retention: true,
             expire: true,
             orphans: true,
+            rollups: true,
             dry_run: false,
             orphan_age: DEFAULT_ORPHAN_AGE,
             snapshot_retention: None,
@@ -99,6 +102,7 @@ impl std::fmt::Debug for MaintainOptions {
             .field("retention", &self.retention)
             .field("expire", &self.expire)
             .field("orphans", &self.orphans)
+            .field("rollups", &self.rollups)
             .field("dry_run", &self.dry_run)
             .field("orphan_age", &self.orphan_age)
             .field("snapshot_retention", &self.snapshot_retention)
@@ -137,6 +141,8 @@ pub struct MaintainReport {
     pub objects_deleted: u64,
     /// Bytes of the objects deleted.
     pub bytes_deleted: u64,
+    /// Rollups refreshed.
+    pub rollups_refreshed: u64,
     /// What was done or planned, one line each.
     pub actions: Vec<String>,
     /// Parts that gave up (a conflict with another writer), one line each; the next run retries.

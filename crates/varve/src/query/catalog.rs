@@ -23,6 +23,10 @@ use crate::query::time_travel::{split_name, AsOf};
 /// index, the newest row of each series, instead of its data files: `"stocks@last-values"`.
 pub(crate) const LAST_VALUES_SUFFIX: &str = "@last-values";
 
+/// A table name's suffix reading only the data files added after a sequence number:
+/// `"readings@since=12"` (Iceberg spec, "Sequence Numbers"). Read-only; used by rollups.
+pub(crate) const SINCE_SUFFIX: &str = "@since=";
+
 /// The catalog name tables are registered under (`varve.<namespace>.<table>`).
 pub(crate) const CATALOG: &str = "varve";
 
@@ -155,6 +159,17 @@ impl SchemaProvider for Namespace {
             Some(base) => (base, true),
             None => (name, false),
         };
+        // `<table>@since=<sequence number>`: the rows of the data files added after it (a
+        // rollup's watermark), at the current snapshot.
+        let (name, since) = match name.split_once(SINCE_SUFFIX) {
+            Some((base, seq)) => (
+                base,
+                Some(seq.parse::<i64>().map_err(|_| {
+                    Error::invalid(format!("table {name}: expected {base}{SINCE_SUFFIX}<sequence number>"))
+                })?),
+            ),
+            None => (name, None),
+        };
         let (table_name, as_of) = split_name(name)?;
         let ident = TableIdent {
             namespace: self.namespace.clone(),
@@ -217,7 +232,11 @@ impl SchemaProvider for Namespace {
         };
         let is_current = as_of.is_none();
         let table = VarveTable::new(self.env.clone(), loaded, snapshot, is_current)?;
-        let table = if newest_rows { table.newest_rows()? } else { table };
+        let mut table = if newest_rows { table.newest_rows()? } else { table };
+        if since.is_some() {
+            table.is_current = false;
+            table.min_sequence = since;
+        }
         Ok(Some(Arc::new(table)))
     }
 

@@ -24,6 +24,19 @@ use crate::query::session::QueryOptions;
 use crate::query::{asof, file_order, functions, gapfill, newest, store};
 use crate::storage::Storage;
 
+datafusion::common::extensions_options! {
+    /// Varve's session settings, set with `SET varve.<name> = <value>`.
+    pub(crate) struct VarveOptions {
+        /// `on` (the default) lets aggregate queries be answered from the table's rollups;
+        /// `off` always reads the table (`rollup::route`).
+        pub rollup_routing: String, default = "on".to_string()
+    }
+}
+
+impl datafusion::common::config::ConfigExtension for VarveOptions {
+    const PREFIX: &'static str = "varve";
+}
+
 /// What the sessions of one lake share (module docs). Cheap to clone.
 #[derive(Clone)]
 pub(crate) struct QueryContext {
@@ -53,7 +66,11 @@ impl QueryContext {
             .set_str("datafusion.execution.time_zone", "UTC")
             // A child hashed on a subset of an operator's keys is not taken as hashed on them: the
             // ASOF join's two sides must be split by exactly the same keys.
-            .set_usize("datafusion.optimizer.subset_repartition_threshold", usize::MAX);
+            .set_usize("datafusion.optimizer.subset_repartition_threshold", usize::MAX)
+            // A rollup's rows and the newer rows of its source meet in a union whose columns carry
+            // different Parquet field ids (`rollup::route`); the aggregate above compares them.
+            .set_bool("datafusion.execution.skip_physical_aggregate_schema_check", true)
+            .with_option_extension(VarveOptions::default());
         // The lake's footer cache, shared by its sessions.
         let caches = CacheManagerConfig::default()
             .with_file_metadata_cache(Some(cache.footers.clone()))

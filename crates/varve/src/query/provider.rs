@@ -77,6 +77,9 @@ pub(crate) struct VarveTable {
     /// Read the snapshot's last-value index (the newest row of each series) instead of its data
     /// files.
     pub(crate) last_values: Option<IndexRef>,
+    /// Read only the data files whose sequence number is above this one (the rows added after a
+    /// snapshot, for a rollup's watermark).
+    pub(crate) min_sequence: Option<i64>,
 }
 
 impl VarveTable {
@@ -113,6 +116,7 @@ impl VarveTable {
             is_current,
             schema,
             last_values: None,
+            min_sequence: None,
         })
     }
 
@@ -240,13 +244,20 @@ impl TableProvider for VarveTable {
                 kept.push((path.to_string(), ix.bytes, 0, None));
             }
             None => {
-                let files = lake_catalog::data_files(
+                let files: Vec<iceberg::spec::DataFile> = lake_catalog::live_entries(
                     &self.env.storage,
                     &self.env.cache,
                     &self.table.metadata,
                     self.snapshot_id,
                 )
-                .await?;
+                .await?
+                .into_iter()
+                .filter(|e| match self.min_sequence {
+                    Some(min) => e.sequence_number().is_none_or(|s| s > min),
+                    None => true,
+                })
+                .map(|e| e.data_file)
+                .collect();
                 files_total = files.len();
                 let mut keep = vec![true; files.len()];
                 let stats = FileStats {

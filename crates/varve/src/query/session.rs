@@ -29,6 +29,8 @@ pub(crate) struct Prepared {
     pub(crate) deletes: Arc<Mutex<Vec<crate::maintain::delete::DeleteReport>>>,
     /// The lake's storage (for the block cache's statistics in `EXPLAIN ANALYZE`).
     storage: Storage,
+    /// What rollup routing did, for `EXPLAIN`.
+    routes: Vec<String>,
 }
 
 /// Limits on one query.
@@ -309,6 +311,16 @@ impl Session {
             .register_catalog(CATALOG, Arc::new(LakeCatalog::for_statement(env, sql).await?));
         check_depth(text)?;
         let (scans, deletes) = (self.scans.clone(), self.deletes.clone());
+        if let Some(statement) = crate::rollup::definition::parse(text)? {
+            let batch = Box::pin(crate::rollup::run(self, statement)).await?;
+            return Ok(Prepared {
+                df: self.ctx.read_batch(batch)?,
+                scans,
+                deletes,
+                storage: self.storage.clone(),
+                routes: vec![],
+            });
+        }
         if let Some(statement) = ddl::parse(text)? {
             // DDL runs when it is planned, as DataFusion's own DDL does.
             let df = match ddl::run(statement, &self.storage, &self.cache, &self.ctx).await? {
@@ -326,10 +338,11 @@ impl Session {
                 scans,
                 deletes,
                 storage: self.storage.clone(),
+                routes: vec![],
             });
         }
-        let df = match self.plan(text, asof.as_ref()).await {
-            Ok(df) => df,
+        let (df, routes) = match self.plan(text, asof.as_ref()).await {
+            Ok(planned) => planned,
             Err(PlanError::Varve(e)) => return Err(e),
             Err(PlanError::DataFusion(e)) => {
                 let message = e.to_string();
@@ -343,7 +356,52 @@ impl Session {
             scans,
             deletes,
             storage: self.storage.clone(),
+            routes,
         })
+    }
+
+    /// The lake's storage.
+    pub(crate) fn storage(&self) -> &Storage {
+        &self.storage
+    }
+
+    /// The lake's metadata cache.
+    pub(crate) fn cache(&self) -> &Arc<MetadataCache> {
+        &self.cache
+    }
+
+    /// The session's DataFusion state (settings, functions).
+    pub(crate) fn state(&self) -> datafusion::execution::session_state::SessionState {
+        self.ctx.state()
+    }
+
+    /// Plans Varve's own SQL (a rollup's queries) against the lake as it is now, without the
+    /// rewrites and notes of user statements.
+    ///
+    /// Errors: as DataFusion's planning.
+    pub(crate) async fn internal_plan(&self, sql: &str) -> Result<LogicalPlan> {
+        let env = QueryEnv {
+            storage: self.storage.clone(),
+            cache: self.cache.clone(),
+            scans: Arc::new(Mutex::new(Vec::new())),
+            deletes: self.deletes.clone(),
+            top_k: false,
+        };
+        self.ctx
+            .register_catalog(CATALOG, Arc::new(LakeCatalog::for_statement(env, sql).await?));
+        Ok(self.ctx.state().create_logical_plan(sql).await?)
+    }
+
+    /// Runs Varve's own SQL as a stream of batches.
+    pub(crate) async fn internal_stream(&self, sql: &str) -> Result<SendableRecordBatchStream> {
+        let plan = self.internal_plan(sql).await?;
+        Ok(self.ctx.execute_logical_plan(plan).await?.execute_stream().await?)
+    }
+
+    /// The schema of Varve's own SQL's result.
+    pub(crate) async fn internal_schema(&self, sql: &str) -> Result<SchemaRef> {
+        let plan = self.internal_plan(sql).await?;
+        Ok(Arc::new(plan.schema().as_arrow().clone()))
     }
 }
 
@@ -420,7 +478,7 @@ impl Session {
         &self,
         text: &str,
         asof: Option<&asof::Marks>,
-    ) -> std::result::Result<datafusion::dataframe::DataFrame, PlanError> {
+    ) -> std::result::Result<(datafusion::dataframe::DataFrame, Vec<String>), PlanError> {
         let state = self.ctx.state();
         let dialect = state.config().options().sql_parser.dialect;
         let mut statement = state.sql_to_statement(text, &dialect)?;
@@ -448,7 +506,32 @@ impl Session {
             plan = asof::plan_joins(plan).map_err(PlanError::Varve)?;
         }
         plan = gapfill::plan_gapfill(plan).map_err(PlanError::Varve)?;
-        Ok(self.ctx.execute_logical_plan(plan).await?)
+        let mut routes = Vec::new();
+        if rollup_routing(&state).map_err(PlanError::Varve)? {
+            (plan, routes) = crate::rollup::route::route(self, plan)
+                .await
+                .map_err(PlanError::Varve)?;
+        }
+        Ok((self.ctx.execute_logical_plan(plan).await?, routes))
+    }
+}
+
+/// Whether `SET varve.rollup_routing` leaves rollup routing on (`on`/`true`, the default, or
+/// `off`/`false`).
+///
+/// Errors: [`crate::ErrorKind::InvalidInput`] for another value.
+fn rollup_routing(state: &datafusion::execution::session_state::SessionState) -> Result<bool> {
+    let options = state.config().options();
+    let Some(v) = options.extensions.get::<crate::query::context::VarveOptions>() else {
+        return Ok(true);
+    };
+    match v.rollup_routing.to_ascii_lowercase().as_str() {
+        "on" | "true" | "1" => Ok(true),
+        "off" | "false" | "0" => Ok(false),
+        other => Err(Error::invalid(format!(
+            "{} = '{other}': expected on or off",
+            crate::rollup::route::SETTING
+        ))),
     }
 }
 
@@ -486,8 +569,11 @@ fn short_column_names(df: datafusion::dataframe::DataFrame) -> Result<datafusion
     // (`min(health.cgm.glucose)`).
     let mut tables: Vec<String> = Vec::new();
     df.logical_plan().apply(|p| {
-        if let LogicalPlan::TableScan(scan) = p {
-            tables.push(format!("{}.", scan.table_name));
+        match p {
+            LogicalPlan::TableScan(scan) => tables.push(format!("{}.", scan.table_name)),
+            // A rollup answering a query stands under the table's name (`rollup::route`).
+            LogicalPlan::SubqueryAlias(a) => tables.push(format!("{}.", a.alias)),
+            _ => {}
         }
         Ok(TreeNodeRecursion::Continue)
     })?;
@@ -570,6 +656,7 @@ impl Prepared {
             if let Some(first) = batches.first() {
                 let schema = first.schema();
                 let mut kinds: Vec<String> = notes.iter().map(|_| "varve_pruning".to_string()).collect();
+                kinds.extend(self.routes.iter().map(|_| "varve_rollup".to_string()));
                 let mut texts: Vec<String> = notes
                     .iter()
                     .map(|n| {
@@ -589,6 +676,7 @@ impl Prepared {
                         )
                     })
                     .collect();
+                texts.extend(self.routes.iter().cloned());
                 if analyze && self.storage.block_cache.is_some() {
                     let c = self.storage.cache_stats().since(&cache_before);
                     kinds.push("varve_cache".to_string());

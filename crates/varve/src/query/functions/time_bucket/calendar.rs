@@ -183,6 +183,62 @@ impl Bucketer {
         self.bucket(probe).filter(|n| *n > start)
     }
 
+    /// Whether every bucket boundary of `coarser` is also a boundary of `self`, so that each
+    /// bucket of `coarser` is a union of whole buckets of `self` (a rollup at `self` can answer a
+    /// query at `coarser`). Sound, not complete: a pair outside these cases is `false`.
+    /// - fixed lengths: the coarser width a multiple, the grids through one point;
+    /// - a fixed length dividing a day under UTC days or months whose starts lie on its grid;
+    /// - days under days (a multiple, origins a multiple apart) or one day under months, and
+    ///   months under months, in the same zone with the same offset.
+    pub(crate) fn refines(&self, coarser: &Bucketer) -> bool {
+        let same_zone = format!("{:?}", self.zone) == format!("{:?}", coarser.zone);
+        let same_offset = self.offset == coarser.offset;
+        let grid = |b: &Bucketer| b.origin_instant + b.offset.nanos;
+        match (self.width, coarser.width) {
+            (Width::Nanos(w), Width::Nanos(big)) => {
+                self.offset.months == 0
+                    && coarser.offset.months == 0
+                    && big % w == 0
+                    && (grid(coarser) - grid(self)).rem_euclid(w) == 0
+            }
+            (Width::Nanos(w), Width::Days(_) | Width::Months(_)) => {
+                coarser.zone.is_none()
+                    && self.offset.months == 0
+                    && NANOS_PER_DAY % w == 0
+                    && (coarser.origin_wall + coarser.offset.nanos - grid(self)).rem_euclid(w) == 0
+            }
+            (Width::Days(d), Width::Days(big)) => {
+                let w = d as i128 * NANOS_PER_DAY;
+                same_zone && same_offset && big % d == 0 && (coarser.origin_wall - self.origin_wall).rem_euclid(w) == 0
+            }
+            (Width::Days(1), Width::Months(_)) => {
+                same_zone && same_offset && (coarser.origin_wall - self.origin_wall).rem_euclid(NANOS_PER_DAY) == 0
+            }
+            (Width::Months(m), Width::Months(big)) => {
+                let (Some(a), Some(b)) = (naive(self.origin_wall), naive(coarser.origin_wall)) else {
+                    return false;
+                };
+                let diff = (b.year() as i64 - a.year() as i64) * 12 + (b.month0() as i64 - a.month0() as i64);
+                same_zone
+                    && same_offset
+                    && big % m == 0
+                    && diff.rem_euclid(m as i64) == 0
+                    && add_months(self.origin_wall, diff) == Some(coarser.origin_wall)
+            }
+            _ => false,
+        }
+    }
+
+    /// About how long a bucket lasts (ns): the width, a day for each day, 30 days for each
+    /// month. For choosing a layout, not for arithmetic.
+    pub(crate) fn nominal_nanos(&self) -> i128 {
+        match self.width {
+            Width::Nanos(w) => w,
+            Width::Days(d) => d as i128 * NANOS_PER_DAY,
+            Width::Months(m) => m as i128 * 30 * NANOS_PER_DAY,
+        }
+    }
+
     /// The latest `origin + k * m months` at or before `wall`.
     fn month_floor(&self, wall: i128, m: u32) -> Option<i128> {
         let o = naive(self.origin_wall)?;

@@ -297,6 +297,15 @@ fn plan(args: &[ColumnarValue]) -> Result<Option<Bucketer>> {
     }
 }
 
+/// The bucketer of a `time_bucket` call's constant arguments in positional order (width, `ts`,
+/// then any time zone, origin and offset; `ts` is not read), or `None` for a NULL width.
+///
+/// Errors: as `time_bucket`'s for a bad width, zone or origin.
+pub(crate) fn bucketer_of(args: &[ScalarValue]) -> Result<Option<Bucketer>> {
+    let args: Vec<ColumnarValue> = args.iter().cloned().map(ColumnarValue::Scalar).collect();
+    plan(&args)
+}
+
 /// The name of the gap-filling form, as SQL spells it.
 pub(crate) const GAPFILL: &str = "time_bucket_gapfill";
 
