@@ -400,7 +400,9 @@ impl Appender {
         }
         // The last flush's files go up in the commit, at once with its manifests (one round trip
         // less), except for last-write-wins appends, whose rebase may read them.
-        let pending = match self.keys.is_some() {
+        let overwrite = !self.replace.is_empty() || !self.set_properties.is_empty();
+        // An overwrite's last-value index is rebuilt from the live files, which must be uploaded.
+        let pending = match self.keys.is_some() || !self.replace.is_empty() {
             true => self.flush().await.map(|()| vec![]),
             false => self.encode_buffer().await,
         };
@@ -416,7 +418,6 @@ impl Appender {
             pending_bytes.push((path.clone(), bytes));
             self.count_in(path, file);
         }
-        let overwrite = !self.replace.is_empty() || !self.set_properties.is_empty();
         if self.files.is_empty() && !overwrite {
             let mut r = self.report.clone();
             r.seconds = self.started.elapsed().as_secs_f64();
