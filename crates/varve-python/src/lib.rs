@@ -393,7 +393,7 @@ impl NativeLake {
     }
 
     /// Runs maintenance; returns the report as a dict.
-    #[pyo3(signature = (name, compact=true, retention=true, expire=true, orphans=true, dry_run=false, orphan_age=None, snapshot_retention=None))]
+    #[pyo3(signature = (name, compact=true, retention=true, expire=true, orphans=true, dry_run=false, orphan_age=None, snapshot_retention=None, rollups=true))]
     #[allow(clippy::too_many_arguments)]
     fn maintain<'py>(
         &self,
@@ -406,6 +406,7 @@ impl NativeLake {
         dry_run: bool,
         orphan_age: Option<String>,
         snapshot_retention: Option<String>,
+        rollups: bool,
     ) -> PyResult<Bound<'py, PyAny>> {
         let duration = |v: Option<String>, what: &str| -> PyResult<Option<Duration>> {
             v.map(|v| varve::parse_duration(&v).map_err(|e| invalid(format!("{what}={v:?}: {}", e.message()))))
@@ -416,6 +417,7 @@ impl NativeLake {
             retention,
             expire,
             orphans,
+            rollups,
             dry_run,
             orphan_age: duration(orphan_age, "orphan_age")?.unwrap_or(varve::DEFAULT_ORPHAN_AGE),
             snapshot_retention: duration(snapshot_retention, "snapshot_retention")?,
@@ -448,6 +450,32 @@ impl NativeLake {
             py,
             move |lake| async move { lake.set_properties(&name, &set, &unset).await },
         )
+    }
+
+    /// Runs `CREATE ROLLUP ...`; returns the first refresh's report, or None when it existed and
+    /// the statement says IF NOT EXISTS.
+    fn create_rollup<'py>(&self, py: Python<'py>, sql: String) -> PyResult<Bound<'py, PyAny>> {
+        let report = self.run(py, move |lake| async move { lake.create_rollup(&sql).await })?;
+        to_py_value(py, &report)
+    }
+
+    /// Drops a rollup; returns whether it existed.
+    #[pyo3(signature = (name, if_exists=false))]
+    fn drop_rollup(&self, py: Python<'_>, name: String, if_exists: bool) -> PyResult<bool> {
+        self.run(py, move |lake| async move { lake.drop_rollup(&name, if_exists).await })
+    }
+
+    /// The rollups of a table (or of every table) as dicts.
+    #[pyo3(signature = (source=None))]
+    fn rollups<'py>(&self, py: Python<'py>, source: Option<String>) -> PyResult<Bound<'py, PyAny>> {
+        let list = self.run(py, move |lake| async move { lake.rollups(source.as_deref()).await })?;
+        to_py_value(py, &list)
+    }
+
+    /// Refreshes a rollup; returns the report as a dict.
+    fn refresh_rollup<'py>(&self, py: Python<'py>, name: String) -> PyResult<Bound<'py, PyAny>> {
+        let report = self.run(py, move |lake| async move { lake.refresh_rollup(&name).await })?;
+        to_py_value(py, &report)
     }
 
     fn history<'py>(&self, py: Python<'py>, name: String) -> PyResult<Bound<'py, PyAny>> {

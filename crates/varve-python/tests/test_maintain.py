@@ -89,3 +89,37 @@ def test_alter_table_from_python(local_lake):
     assert rows == [{"host": "a", "cpu_load": 0.0, "note": None}, {"host": "a", "cpu_load": 1.0, "note": None}]
     with pytest.raises(varve.InvalidInputError, match="series key"):
         lake.sql("ALTER TABLE s.cpu DROP COLUMN host")
+
+
+def test_rollups(lake_args):
+    url, opts = lake_args
+    with varve.Lake(url, storage_options=opts) as lake:
+        t = lake.create_table("m.load", readings(0, 120, hosts=("a", "b", "c")), time_column="ts", series_key=["host"])
+        r = t.create_rollup(
+            "load_5m",
+            "SELECT host, time_bucket(INTERVAL '5 minutes', ts) AS bucket, count(*) AS n, avg(load) AS load "
+            "FROM m.load GROUP BY host, bucket",
+        )
+        assert r["rollup"] == "m.load_5m" and r["full"] and r["rows_written"] == 3 * 24
+        assert t.create_rollup("load_5m", "SELECT host, time_bucket(INTERVAL '5 minutes', ts) AS bucket, "
+                               "count(*) AS n FROM m.load GROUP BY host, bucket", if_not_exists=True) is None
+        [info] = t.rollups()
+        assert info["up_to_date"] and info["source"] == "m.load"
+        q = "SELECT host, time_bucket(INTERVAL '1 hour', ts) AS h, count(*) AS n, avg(load) AS a FROM m.load GROUP BY 1, 2 ORDER BY 1, 2"
+        routed = lake.sql(q)
+        plan = lake.sql("EXPLAIN " + q).to_arrow().to_pydict()
+        assert any("answered from rollup m.load_5m" in p for p in plan["plan"])
+        t.append(readings(120 * 60, 30), maintain=False)
+        m = t.maintain(expire=False, orphans=False)
+        assert m["rollups_refreshed"] == 1
+        assert t.rollups()[0]["up_to_date"]
+        assert [x["up_to_date"] for x in t.refresh_rollups()] == [True]
+        assert lake.refresh_rollup("m.load_5m")["up_to_date"]
+        after = lake.sql(q).to_arrow().to_pydict()
+        assert sum(after["n"]) == 3 * 120 + 2 * 30
+        assert routed.num_rows > 0
+        with pytest.raises(varve.InvalidInputError, match="not a rollup"):
+            lake.drop_rollup("m.load")
+        assert lake.drop_rollup("m.load_5m")
+        assert not lake.drop_rollup("m.load_5m", if_exists=True)
+        assert t.rollups() == []

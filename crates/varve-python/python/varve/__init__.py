@@ -240,9 +240,11 @@ class Table:
         dry_run: bool = False,
         orphan_age: Optional[str] = None,
         snapshot_retention: Optional[str] = None,
+        rollups: bool = True,
     ) -> Dict[str, Any]:
-        """Maintains the table: drops files past ``varve.retention``, merges small files, expires
-        old snapshots and deletes unreferenced files (each part can be turned off).
+        """Maintains the table: drops files past ``varve.retention``, merges small files, refreshes
+        its rollups, expires old snapshots and deletes unreferenced files (each part can be turned
+        off).
 
         Args:
             dry_run: report what would be done and change nothing.
@@ -253,12 +255,46 @@ class Table:
         Returns:
             ``{"table", "dry_run", "files_before", "files_after", "bytes_before", "bytes_after",
             "partitions_compacted", "rows_rewritten", "files_written", "files_dropped",
-            "rows_dropped", "snapshots_expired", "objects_deleted", "bytes_deleted", "actions",
-            "skipped", "seconds"}``.
+            "rows_dropped", "snapshots_expired", "objects_deleted", "bytes_deleted",
+            "rollups_refreshed", "actions", "skipped", "seconds"}``.
         """
         return self._lake._handle.maintain(
-            self._name, compact, retention, expire, orphans, dry_run, orphan_age, snapshot_retention
+            self._name, compact, retention, expire, orphans, dry_run, orphan_age, snapshot_retention, rollups
         )
+
+    @_native
+    def create_rollup(self, name: str, select: str, if_not_exists: bool = False) -> Optional[Dict[str, Any]]:
+        """Creates a materialized rollup of this table and fills it (``CREATE ROLLUP name ON table
+        AS select``; see docs/sql.md, "Rollups").
+
+        Args:
+            name: the rollup's table (in this table's namespace unless qualified).
+            select: ``SELECT <group columns>, time_bucket(<width>, <time column>) AS bucket,
+                <aggregates> AS <names> FROM <this table> GROUP BY ...``; aggregates count, sum,
+                min, max, avg, first, last, first_not_null, last_not_null.
+            if_not_exists: do nothing when it exists.
+
+        Returns:
+            The first refresh's report ``{"rollup", "source", "up_to_date", "full", "ranges",
+            "rows_written", "files_replaced", "watermark", "seconds"}``, or None when it existed
+            and ``if_not_exists`` was given.
+
+        Raises:
+            InvalidInputError: a definition outside the rules (the message says which part).
+            AlreadyExistsError: a table of that name exists.
+        """
+        guard = "IF NOT EXISTS " if if_not_exists else ""
+        return self._lake._handle.create_rollup(f"CREATE ROLLUP {guard}{name} ON {self._name} AS {select}")
+
+    @_native
+    def rollups(self) -> List[Dict[str, Any]]:
+        """This table's rollups: ``[{"rollup", "source", "definition", "watermark", "up_to_date"}]``."""
+        return self._lake._handle.rollups(self._name)
+
+    @_native
+    def refresh_rollups(self) -> List[Dict[str, Any]]:
+        """Brings this table's rollups up to its current snapshot; returns one report each."""
+        return [self._lake._handle.refresh_rollup(r["rollup"]) for r in self._lake._handle.rollups(self._name)]
 
     @_native
     def delete(self, where: Optional[str] = None, all: bool = False) -> Dict[str, Any]:
@@ -475,6 +511,22 @@ class Lake:
         return name if "." in name else f"default.{name}"
 
     @_native
+    @_native
+    def drop_rollup(self, name: str, if_exists: bool = False) -> bool:
+        """Drops a rollup (its table and its entry on its source); returns whether it existed.
+
+        Raises:
+            NotFoundError: no such rollup (unless ``if_exists``).
+            InvalidInputError: the table is not a rollup.
+        """
+        return self._handle.drop_rollup(name, if_exists)
+
+    @_native
+    def refresh_rollup(self, name: str) -> Dict[str, Any]:
+        """Brings a rollup up to its table's current snapshot, recomputing the buckets that changed
+        rows touch; returns the report (see :meth:`Table.create_rollup`)."""
+        return self._handle.refresh_rollup(name)
+
     def table(self, name: str) -> Table:
         """Opens a table.
 
