@@ -99,6 +99,10 @@ impl QueryContext {
         for f in functions::aggregates() {
             base.register_udaf(Arc::new(f))?;
         }
+        // The rollups' state merges (`__varve_...`), which rollup SQL uses.
+        for f in crate::rollup::states::all() {
+            base.register_udaf(Arc::new(f))?;
+        }
         for f in functions::windows() {
             base.register_udwf(Arc::new(f))?;
         }

@@ -5,10 +5,14 @@
 //! The SELECT takes group columns (any columns of the table, by name), one
 //! `time_bucket(width, <time column> [, timezone | origin ...]) AS bucket` and aggregates over
 //! columns, each with an alias: `count(*)`, `count(c)`, `sum(c)`, `min(c)`, `max(c)`, `avg(c)`,
-//! `first(c, <time>)`, `last(c, <time>)`, `first_not_null(c, <time>)`, `last_not_null(c, <time>)`.
+//! `first(c, <time>)`, `last(c, <time>)`, `first_not_null(c, <time>)`, `last_not_null(c, <time>)`,
+//! `twa(c, <time> [, 'linear'])` and `approx_percentile_cont(c, p)` (also `approx_percentile_cont(p)
+//! WITHIN GROUP (ORDER BY c)` and `approx_median(c)`).
 //! Each aggregate is stored as a mergeable state (the column(s) of [`Aggregate::state_columns`]):
 //! a count, sum, min or max as itself; an average as the average and the count of values it
-//! averages; first and last as the value and its time. A coarser query merges the states
+//! averages; first and last as the value and its time; a time-weighted average as itself, its
+//! sample count and its first and last samples with their times; a percentile as itself and a
+//! t-digest sketch (`rollup::states`), which answers any percentile. A coarser query merges the states
 //! (`route`); the merge of each kind is [`Aggregate::merge_sql`].
 
 use datafusion::sql::sqlparser::ast::{
@@ -60,6 +64,12 @@ pub(crate) enum AggKind {
     FirstNotNull,
     /// `last_not_null(c, time)`.
     LastNotNull,
+    /// `twa(c, time [, 'step' | 'linear'])`: the bucket's time-weighted average, sample count, and
+    /// first and last sample with their times.
+    Twa,
+    /// `approx_percentile_cont(c, p)` (or `... WITHIN GROUP (ORDER BY c)`, `approx_median(c)`): the
+    /// bucket's `p` percentile and a t-digest sketch of its values, which answers any percentile.
+    Percentile,
 }
 
 impl AggKind {
@@ -75,6 +85,8 @@ impl AggKind {
             "last" => AggKind::Last,
             "first_not_null" => AggKind::FirstNotNull,
             "last_not_null" => AggKind::LastNotNull,
+            "twa" => AggKind::Twa,
+            "approx_percentile_cont" | "approx_median" => AggKind::Percentile,
             _ => return None,
         })
     }
@@ -91,6 +103,8 @@ impl AggKind {
             AggKind::Last => "last",
             AggKind::FirstNotNull => "first_not_null",
             AggKind::LastNotNull => "last_not_null",
+            AggKind::Twa => "twa",
+            AggKind::Percentile => "approx_percentile_cont",
         }
     }
 
@@ -98,7 +112,7 @@ impl AggKind {
     pub(crate) fn takes_time(self) -> bool {
         matches!(
             self,
-            AggKind::First | AggKind::Last | AggKind::FirstNotNull | AggKind::LastNotNull
+            AggKind::First | AggKind::Last | AggKind::FirstNotNull | AggKind::LastNotNull | AggKind::Twa
         )
     }
 }
@@ -111,6 +125,9 @@ pub(crate) struct Aggregate {
     pub(crate) column: Option<String>,
     /// Its name in the rollup table.
     pub(crate) name: String,
+    /// `twa`'s method (`linear`; `None` is `step`), or the percentile of `approx_percentile_cont`
+    /// (its SQL text).
+    pub(crate) param: Option<String>,
 }
 
 /// Double-quotes an SQL identifier.
@@ -139,6 +156,36 @@ impl Aggregate {
                 (
                     format!("{n}__time"),
                     format!("{}({t})", if self.kind == AggKind::First { "min" } else { "max" }),
+                ),
+            ],
+            AggKind::Twa => {
+                let method = self.param.as_deref().map(|m| format!(", '{m}'")).unwrap_or_default();
+                vec![
+                    (n.clone(), format!("twa({c}, {t}{method})")),
+                    (format!("{n}__count"), format!("count({c})")),
+                    (
+                        format!("{n}__first_time"),
+                        format!("min(CASE WHEN {c} IS NOT NULL THEN {t} END)"),
+                    ),
+                    (format!("{n}__first"), format!("first_not_null({c}, {t})")),
+                    (
+                        format!("{n}__last_time"),
+                        format!("max(CASE WHEN {c} IS NOT NULL THEN {t} END)"),
+                    ),
+                    (format!("{n}__last"), format!("last_not_null({c}, {t})")),
+                ]
+            }
+            AggKind::Percentile => vec![
+                (
+                    n.clone(),
+                    format!(
+                        "approx_percentile_cont({c}, {})",
+                        self.param.as_deref().unwrap_or("0.5")
+                    ),
+                ),
+                (
+                    format!("{n}__sketch"),
+                    format!("{}({c})", crate::rollup::states::TDIGEST),
                 ),
             ],
             AggKind::FirstNotNull | AggKind::LastNotNull => vec![
@@ -176,6 +223,23 @@ impl Aggregate {
             AggKind::First | AggKind::Last | AggKind::FirstNotNull | AggKind::LastNotNull => {
                 format!("{}({}, {})", self.kind.name(), col(n), col(&format!("{n}__time")))
             }
+            AggKind::Twa => format!(
+                "{}({}, {}, {}, {}, {}, {}, '{}')",
+                crate::rollup::states::TWA_MERGE,
+                col(n),
+                col(&format!("{n}__count")),
+                col(&format!("{n}__first_time")),
+                col(&format!("{n}__first")),
+                col(&format!("{n}__last_time")),
+                col(&format!("{n}__last")),
+                self.param.as_deref().unwrap_or("step")
+            ),
+            AggKind::Percentile => format!(
+                "{}({}, {})",
+                crate::rollup::states::TDIGEST_QUANTILE,
+                col(&format!("{n}__sketch")),
+                self.param.as_deref().unwrap_or("0.5")
+            ),
         }
     }
 }
@@ -385,7 +449,12 @@ pub(crate) fn definition(rollup: TableIdent, source: TableIdent, query: &Query) 
         let FunctionArguments::List(list) = &f.args else {
             return Err(Error::invalid(format!("{what}: {expr}: expected arguments")));
         };
-        if f.filter.is_some() || f.over.is_some() || !f.within_group.is_empty() || list.duplicate_treatment.is_some() {
+        let percentile_form = fname == "approx_percentile_cont" && f.within_group.len() == 1;
+        if f.filter.is_some()
+            || f.over.is_some()
+            || (!f.within_group.is_empty() && !percentile_form)
+            || list.duplicate_treatment.is_some()
+        {
             return Err(Error::invalid(format!(
                 "{what}: {expr}: FILTER, OVER, WITHIN GROUP and DISTINCT are not taken"
             )));
@@ -432,10 +501,60 @@ pub(crate) fn definition(rollup: TableIdent, source: TableIdent, query: &Query) 
         let Some(kind) = AggKind::of(&fname) else {
             return Err(Error::invalid(format!(
                 "{what}: {fname} is not an aggregate a rollup keeps; it keeps count, sum, min, max, avg, first, \
-                 last, first_not_null and last_not_null"
+                 last, first_not_null, last_not_null, twa and approx_percentile_cont"
             )));
         };
+        // `approx_percentile_cont(p) WITHIN GROUP (ORDER BY c)` reads as `approx_percentile_cont(c, p)`.
+        let args: Vec<&Expr> = match percentile_form {
+            true => {
+                let o = &f.within_group[0];
+                if o.options.asc == Some(false) {
+                    return Err(Error::invalid(format!(
+                        "{what}: {expr}: keep the percentile of ascending values (ORDER BY {} ASC)",
+                        o.expr
+                    )));
+                }
+                let mut v = vec![&o.expr];
+                v.extend(args.iter().copied());
+                v
+            }
+            false => args.clone(),
+        };
+        let method = |m: &Expr| -> Result<Option<String>> {
+            match m {
+                Expr::Value(v) => match &v.value {
+                    Value::SingleQuotedString(m) if m.eq_ignore_ascii_case("linear") => Ok(Some("linear".into())),
+                    Value::SingleQuotedString(m) if m.eq_ignore_ascii_case("step") => Ok(None),
+                    _ => Err(Error::invalid(format!(
+                        "{what}: {expr}: the method is 'step' or 'linear'"
+                    ))),
+                },
+                _ => Err(Error::invalid(format!(
+                    "{what}: {expr}: the method is 'step' or 'linear'"
+                ))),
+            }
+        };
+        let mut param = None;
         let column = match (kind, star, args.as_slice()) {
+            (AggKind::Percentile, false, [c]) if fname == "approx_median" => {
+                param = Some("0.5".to_string());
+                Some(column_name(c))
+            }
+            (AggKind::Percentile, false, [c, p]) if fname == "approx_percentile_cont" => {
+                let ok = matches!(p, Expr::Value(v)
+                    if matches!(&v.value, Value::Number(n, _) if n.parse::<f64>().is_ok_and(|x| (0.0..=1.0).contains(&x))));
+                if !ok {
+                    return Err(Error::invalid(format!(
+                        "{what}: {expr}: the percentile must be a number between 0 and 1"
+                    )));
+                }
+                param = Some(p.to_string());
+                Some(column_name(c))
+            }
+            (AggKind::Twa, false, [c, _, m]) => {
+                param = method(m)?;
+                Some(column_name(c))
+            }
             (AggKind::Count, true, []) => None,
             (AggKind::Count, false, [Expr::Value(v)]) if !matches!(v.value, Value::Null) => None,
             (k, false, [c]) if !k.takes_time() => Some(column_name(c)),
@@ -472,7 +591,12 @@ pub(crate) fn definition(rollup: TableIdent, source: TableIdent, query: &Query) 
         }
         let name = alias
             .ok_or_else(|| Error::invalid(format!("{what}: {expr} needs a name in the rollup: {expr} AS <name>")))?;
-        aggregates.push(Aggregate { kind, column, name });
+        aggregates.push(Aggregate {
+            kind,
+            column,
+            name,
+            param,
+        });
     }
     let Some((bucket, bucket_args, time)) = bucket else {
         return Err(Error::invalid(format!(
@@ -563,9 +687,16 @@ impl RollupDef {
         ));
         for a in &self.aggregates {
             let c = a.column.as_deref().map(quote).unwrap_or_else(|| "*".into());
-            let call = match a.kind.takes_time() {
-                true => format!("{}({c}, {})", a.kind.name(), quote(&self.time)),
-                false => format!("{}({c})", a.kind.name()),
+            let call = match (a.kind, a.kind.takes_time()) {
+                (AggKind::Twa, _) => match &a.param {
+                    Some(m) => format!("twa({c}, {}, '{m}')", quote(&self.time)),
+                    None => format!("twa({c}, {})", quote(&self.time)),
+                },
+                (AggKind::Percentile, _) => {
+                    format!("approx_percentile_cont({c}, {})", a.param.as_deref().unwrap_or("0.5"))
+                }
+                (_, true) => format!("{}({c}, {})", a.kind.name(), quote(&self.time)),
+                (_, false) => format!("{}({c})", a.kind.name()),
             };
             items.push(format!("{call} AS {}", quote(&a.name)));
         }

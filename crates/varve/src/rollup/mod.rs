@@ -17,6 +17,7 @@
 pub(crate) mod definition;
 pub(crate) mod refresh;
 pub(crate) mod route;
+pub(crate) mod states;
 
 use std::collections::HashMap;
 use std::sync::Arc;

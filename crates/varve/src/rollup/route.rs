@@ -16,8 +16,9 @@
 //! column) unioned with the rollup's states of the source rows added after the watermark
 //! (`<table>@since=<sequence number>`), and the aggregates by merges of the states
 //! ([`crate::rollup::definition::Aggregate`]), cast to the types the query had. The answer is the
-//! raw table's: exactly for counts, min, max, first and last; up to float rounding for sums and
-//! averages of floats. `SET varve.rollup_routing = off` turns routing off; `EXPLAIN` says which
+//! raw table's: exactly for counts, min, max, first and last; up to float rounding for sums,
+//! averages and time-weighted averages of floats; percentiles are t-digest estimates either way,
+//! from the merged sketches of the buckets rather than one sketch of the rows. `SET varve.rollup_routing = off` turns routing off; `EXPLAIN` says which
 //! rollup answered, or why none could.
 
 use std::collections::HashMap;
@@ -57,6 +58,8 @@ struct Candidate {
     input: LogicalPlan,
     /// What EXPLAIN says when it answers.
     note: String,
+    /// Source snapshots (appends) after the watermark, whose rows are merged in.
+    appends: usize,
 }
 
 /// The name of a state column in a candidate's input.
@@ -240,6 +243,7 @@ async fn candidates_of(session: &Session, source: &VarveTable, notes: &mut Vec<S
             bucketer,
             input,
             note,
+            appends,
         });
     }
     out.sort_by_key(|c| std::cmp::Reverse(c.bucketer.nominal_nanos()));
@@ -366,11 +370,20 @@ enum Finish {
     Divide,
 }
 
-fn merge_of(af: &AggregateFunction, def: &RollupDef) -> std::result::Result<(Vec<String>, Finish), String> {
+fn merge_of(
+    af: &AggregateFunction,
+    def: &RollupDef,
+    appends: usize,
+) -> std::result::Result<(Vec<String>, Finish), String> {
     let name = af.func.name().to_ascii_lowercase();
     let p = &af.params;
     let shown = format!("{name}(...)");
-    if p.distinct || p.filter.is_some() || !p.order_by.is_empty() {
+    // `approx_percentile_cont(p) WITHIN GROUP (ORDER BY c)` orders by its first argument.
+    let within_group = name == "approx_percentile_cont"
+        && p.order_by.len() == 1
+        && p.order_by[0].asc
+        && p.args.first() == Some(&p.order_by[0].expr);
+    if p.distinct || p.filter.is_some() || !(p.order_by.is_empty() || within_group) {
         return Err(format!("{shown} has DISTINCT, FILTER or ORDER BY"));
     }
     let Some(kind) = AggKind::of(&name) else {
@@ -380,7 +393,33 @@ fn merge_of(af: &AggregateFunction, def: &RollupDef) -> std::result::Result<(Vec
         Expr::Column(c) => Some(c.name.clone()),
         _ => None,
     };
+    let mut quantile: Option<f64> = None;
+    let mut method: Option<String> = None;
     let wanted: Option<String> = match (kind, p.args.as_slice()) {
+        (AggKind::Percentile, [a]) if name == "approx_median" => {
+            quantile = Some(0.5);
+            Some(column(a).ok_or_else(|| format!("{name} of an expression"))?)
+        }
+        (AggKind::Percentile, [a, q]) if name == "approx_percentile_cont" => {
+            quantile = constant(q)
+                .and_then(|v| v.cast_to(&DataType::Float64).ok())
+                .and_then(|v| match v {
+                    ScalarValue::Float64(Some(q)) => Some(q),
+                    _ => None,
+                });
+            if quantile.is_none() {
+                return Err(format!("{name} with a percentile that is not a constant"));
+            }
+            Some(column(a).ok_or_else(|| format!("{name} of an expression"))?)
+        }
+        (AggKind::Twa, [a, t, m]) if column(t).as_deref() == Some(def.time.as_str()) => {
+            method = match constant(m) {
+                Some(ScalarValue::Utf8(Some(m))) if m.eq_ignore_ascii_case("linear") => Some("linear".into()),
+                Some(ScalarValue::Utf8(Some(m))) if m.eq_ignore_ascii_case("step") => None,
+                _ => return Err("twa with a method that is not 'step' or 'linear'".into()),
+            };
+            Some(column(a).ok_or_else(|| format!("{name} of an expression"))?)
+        }
         (AggKind::Count, []) => None,
         (AggKind::Count, [a]) if constant(a).is_some_and(|v| !v.is_null()) => None,
         (k, [a]) if !k.takes_time() => Some(column(a).ok_or_else(|| format!("{name} of an expression"))?),
@@ -389,15 +428,31 @@ fn merge_of(af: &AggregateFunction, def: &RollupDef) -> std::result::Result<(Vec
         }
         _ => return Err(format!("the rollup keeps no state for this {name}")),
     };
+    if kind == AggKind::Twa && appends > 0 {
+        return Err(
+            "twa over buckets and rows appended after the watermark would overlap in time; it is answered from the \
+             rollup once refreshed"
+                .into(),
+        );
+    }
     let state = def
         .aggregates
         .iter()
-        .find(|a| a.kind == kind && a.column == wanted)
+        .find(|a| a.kind == kind && a.column == wanted && (kind != AggKind::Twa || a.param == method))
         .ok_or_else(|| format!("it keeps no {}({})", kind.name(), wanted.as_deref().unwrap_or("*")))?;
     let col = |n: &str| quote(&state_column(n));
     let n = &state.name;
     Ok(match kind {
         AggKind::Count => (vec![format!("sum({})", col(n))], Finish::ZeroWhenNull),
+        AggKind::Percentile => (
+            vec![format!(
+                "{}({}, {})",
+                crate::rollup::states::TDIGEST_QUANTILE,
+                col(&format!("{n}__sketch")),
+                quantile.unwrap_or(0.5)
+            )],
+            Finish::Plain,
+        ),
         AggKind::Avg => (
             vec![
                 format!(
@@ -445,7 +500,7 @@ fn answer(
         let Expr::AggregateFunction(af) = inner else {
             return Err(format!("{e} is not a plain aggregate"));
         };
-        merges.push(merge_of(af, &c.def)?);
+        merges.push(merge_of(af, &c.def, c.appends)?);
     }
     // The new input: the candidate's rows under the scan's name, below the same filters and aliases.
     let mut input =

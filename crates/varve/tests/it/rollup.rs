@@ -12,39 +12,76 @@ const BASE: i64 = 1_709_164_800_000_000; // 2024-02-29T00:00:00Z, µs
 const ROLLUP: &str = "CREATE ROLLUP t_15m ON r.t AS SELECT host, fleet, \
      time_bucket(INTERVAL '15 minutes', ts) AS bucket, count(*) AS n, count(v) AS nv, sum(v) AS s, \
      min(v) AS lo, max(v) AS hi, avg(v) AS a, first(v, ts) AS f, last(v, ts) AS l, \
-     first_not_null(v, ts) AS fn, last_not_null(v, ts) AS ln FROM r.t GROUP BY host, fleet, bucket";
+     first_not_null(v, ts) AS fn, last_not_null(v, ts) AS ln, twa(v, ts) AS w, twa(v, ts, 'linear') AS wl, \
+     approx_percentile_cont(v, 0.9) AS p90 FROM r.t GROUP BY host, fleet, bucket";
 
-/// (query, whether a rollup can answer it).
-const QUERIES: [(&str, bool); 6] = [
+/// When a query can be answered from the rollup.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Routable {
+    Never,
+    Always,
+    /// Only with no rows appended after the watermark (time-weighted averages).
+    UpToDate,
+}
+
+/// The state of the rollup when the queries run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Rollup {
+    UpToDate,
+    Appended,
+    Behind,
+}
+
+/// (query, when a rollup can answer it).
+const QUERIES: [(&str, Routable); 7] = [
     (
-        "SELECT host, time_bucket(INTERVAL '1 hour', ts) AS h, count(*) AS n, count(v) AS nv, round(sum(v), 6) AS s, \
-         min(v) AS lo, max(v) AS hi, round(avg(v), 6) AS a, first(v, ts) AS f, last(v, ts) AS l, \
+        "SELECT host, time_bucket(INTERVAL '1 hour', ts) AS h, count(*) AS n, count(v) AS nv, sum(v) AS s, \
+         min(v) AS lo, max(v) AS hi, avg(v) AS a, first(v, ts) AS f, last(v, ts) AS l, \
          first_not_null(v, ts) AS fnn, last_not_null(v, ts) AS lnn FROM r.t GROUP BY 1, 2",
-        true,
+        Routable::Always,
     ),
     (
-        "SELECT fleet, time_bucket(INTERVAL '6 hours', ts) AS b, count(*) AS n, round(sum(v), 6) AS s FROM r.t \
+        "SELECT fleet, time_bucket(INTERVAL '6 hours', ts) AS b, count(*) AS n, sum(v) AS s FROM r.t \
          WHERE ts >= '2024-02-29T02:00:00Z' AND ts < '2024-03-01T12:00:00Z' GROUP BY 1, 2",
-        true,
+        Routable::Always,
     ),
     (
         "SELECT count(*) AS n, min(v) AS lo, max(v) AS hi FROM r.t WHERE fleet = 'f1'",
-        true,
+        Routable::Always,
     ),
     (
-        "SELECT time_bucket(INTERVAL '1 month', ts) AS m, count(*) AS n, round(avg(v), 6) AS a FROM r.t GROUP BY 1",
-        true,
+        "SELECT time_bucket(INTERVAL '1 month', ts) AS m, count(*) AS n, avg(v) AS a FROM r.t GROUP BY 1",
+        Routable::Always,
+    ),
+    (
+        "SELECT host, time_bucket(INTERVAL '2 hours', ts) AS h, twa(v, ts) AS w, twa(v, ts, 'linear') AS wl \
+         FROM r.t GROUP BY 1, 2",
+        Routable::UpToDate,
     ),
     // Buckets that are not unions of 15-minute ones, and a filter between bucket boundaries.
     (
         "SELECT host, time_bucket(INTERVAL '10 minutes', ts) AS b, count(*) AS n FROM r.t GROUP BY 1, 2",
-        false,
+        Routable::Never,
     ),
     (
         "SELECT host, count(*) AS n FROM r.t WHERE ts >= '2024-02-29T02:05:00Z' GROUP BY 1",
-        false,
+        Routable::Never,
     ),
 ];
+
+/// Rows equal, numbers up to a relative 1e-9 (sums of floats in another order).
+fn same_rows(ours: &[Vec<String>], theirs: &[Vec<String>], what: &str) {
+    assert_eq!(ours.len(), theirs.len(), "{what}: row counts");
+    for (a, b) in ours.iter().zip(theirs) {
+        for (x, y) in a.iter().zip(b) {
+            let close = match (x.parse::<f64>(), y.parse::<f64>()) {
+                (Ok(x), Ok(y)) => (x - y).abs() <= 1e-9 * x.abs().max(y.abs()).max(1.0),
+                _ => x == y,
+            };
+            assert!(close, "{what}: {a:?} vs {b:?}");
+        }
+    }
+}
 
 /// Appends `n` random rows: hosts h0..h5 in fleets f0..f2 (and NULL hosts), times over two days
 /// in random order, NULL values sometimes, duplicate times often.
@@ -70,25 +107,56 @@ async fn append(lake: &Lake, g: &mut Rng, n: usize, from: i64, span_s: u64) {
 }
 
 /// Runs every query routed and not, and checks the answers are equal and that EXPLAIN says a
-/// rollup answered exactly when `routable` (and the rollup is usable now, `usable`).
-async fn check(lake: &Lake, when: &str, usable: bool) {
+/// rollup answered exactly when it can in the rollup's `state`; percentiles from the rollup's
+/// sketches are close to the table's.
+async fn check(lake: &Lake, when: &str, state: Rollup) {
+    let session = lake.session(Default::default()).expect("session");
+    session.sql("SET varve.rollup_routing = off").await.expect("set");
     for (q, routable) in QUERIES {
         let routed = lake.sql(q).await.unwrap_or_else(|e| panic!("{when}: {q}: {e}"));
-        let session = lake.session(Default::default()).expect("session");
-        session.sql("SET varve.rollup_routing = off").await.expect("set");
         let raw = session.sql(q).await.expect("raw");
-        assert_eq!(rows(&routed.batches), rows(&raw.batches), "{when}: {q}");
+        same_rows(&rows(&routed.batches), &rows(&raw.batches), &format!("{when}: {q}"));
         assert!(!raw.batches.iter().all(|b| b.num_rows() == 0), "{when}: {q}: no rows");
         let explain = lake.sql(&format!("EXPLAIN {q}")).await.expect("explain");
         let text = rows(&explain.batches).concat().join("\n");
         let answered = text.contains("was answered from rollup r.t_15m");
-        assert_eq!(answered, routable && usable, "{when}: {q}: EXPLAIN says\n{text}");
+        let expected = match (routable, state) {
+            (_, Rollup::Behind) | (Routable::Never, _) => false,
+            (Routable::Always, _) => true,
+            (Routable::UpToDate, s) => s == Rollup::UpToDate,
+        };
+        assert_eq!(answered, expected, "{when}: {q}: EXPLAIN says\n{text}");
         let off = session.sql(&format!("EXPLAIN {q}")).await.expect("explain off");
         assert!(!rows(&off.batches)
             .concat()
             .join("\n")
             .contains("was answered from rollup"));
     }
+    // Percentiles: estimates from merged sketches, within a tenth of the value range of the
+    // table's own estimate.
+    let q = "SELECT fleet, approx_percentile_cont(v, 0.5) AS p50, approx_percentile_cont(0.9) WITHIN GROUP \
+             (ORDER BY v) AS p90, max(v) - min(v) AS range FROM r.t GROUP BY 1";
+    let (routed, raw) = (
+        rows(&lake.sql(q).await.expect(q).batches),
+        rows(&session.sql(q).await.expect(q).batches),
+    );
+    assert_eq!(routed.len(), raw.len());
+    for (a, b) in routed.iter().zip(&raw) {
+        // Columns by name: fleet, p50, p90, range.
+        let range: f64 = b[3].parse().expect("range");
+        for i in [1, 2] {
+            let (x, y): (f64, f64) = (a[i].parse().expect("estimate"), b[i].parse().expect("estimate"));
+            assert!((x - y).abs() <= range / 10.0, "{when}: {a:?} vs {b:?}");
+        }
+    }
+    let text = rows(&lake.sql(&format!("EXPLAIN {q}")).await.expect("explain").batches)
+        .concat()
+        .join("\n");
+    assert_eq!(
+        text.contains("was answered from rollup r.t_15m"),
+        state != Rollup::Behind,
+        "{when}: {q}: {text}"
+    );
 }
 
 async fn routed_answers_equal_raw_answers(backend: Backend) {
@@ -109,21 +177,21 @@ async fn routed_answers_equal_raw_answers(backend: Backend) {
         .expect("create rollup")
         .expect("a report");
     assert!(created.full && created.rows_written > 0, "{created:?}");
-    check(&lake, "after the first fill", true).await;
+    check(&lake, "after the first fill", Rollup::UpToDate).await;
 
     // Appends, some in buckets the rollup holds: answered from the rollup and the newer rows.
     append(&lake, &mut g, 100, BASE, 2 * 86_400).await;
     append(&lake, &mut g, 50, BASE + 86_400_000_000, 3600).await;
-    check(&lake, "after appends", true).await;
+    check(&lake, "after appends", Rollup::Appended).await;
 
     // A delete: the rollup waits for a refresh; the raw table answers meanwhile.
     lake.sql("DELETE FROM r.t WHERE host = 'h1' AND ts < '2024-02-29T06:00:00Z'")
         .await
         .expect("delete");
-    check(&lake, "after a delete", false).await;
+    check(&lake, "after a delete", Rollup::Behind).await;
     let r = lake.refresh_rollup("r.t_15m").await.expect("refresh");
     assert!(!r.full && !r.ranges.is_empty(), "an incremental refresh: {r:?}");
-    check(&lake, "after the refresh", true).await;
+    check(&lake, "after the refresh", Rollup::UpToDate).await;
     let again = lake.refresh_rollup("r.t_15m").await.expect("refresh again");
     assert!(again.up_to_date, "{again:?}");
 
@@ -134,7 +202,7 @@ async fn routed_answers_equal_raw_answers(backend: Backend) {
         .await
         .expect("maintain");
     assert_eq!(m.rollups_refreshed, 1, "{m:?}");
-    check(&lake, "after maintenance", true).await;
+    check(&lake, "after maintenance", Rollup::UpToDate).await;
     let r = lake.refresh_rollup("r.t_15m").await.expect("refresh");
     assert!(r.up_to_date, "maintenance left the rollup up to date: {r:?}");
 
@@ -175,15 +243,15 @@ async fn replacements_are_recomputed() {
     let mut g = Rng(0x6c77_7721_2121_2121);
     append(&lake, &mut g, 300, BASE, 86_400).await;
     lake.create_rollup(ROLLUP).await.expect("create rollup");
-    check(&lake, "first fill", true).await;
+    check(&lake, "first fill", Rollup::UpToDate).await;
     // The same keys and times again, with other values.
     lake.sql("INSERT INTO r.t SELECT ts, host, fleet, v * 2 + 1 FROM r.t WHERE host IN ('h2', 'h3')")
         .await
         .expect("replace");
-    check(&lake, "after replacements", false).await;
+    check(&lake, "after replacements", Rollup::Behind).await;
     let r = lake.refresh_rollup("r.t_15m").await.expect("refresh");
     assert!(!r.full, "{r:?}");
-    check(&lake, "after the refresh", true).await;
+    check(&lake, "after the refresh", Rollup::UpToDate).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
