@@ -392,10 +392,18 @@ impl Session {
         Ok(self.ctx.state().create_logical_plan(sql).await?)
     }
 
-    /// Runs Varve's own SQL as a stream of batches.
-    pub(crate) async fn internal_stream(&self, sql: &str) -> Result<SendableRecordBatchStream> {
+    /// Runs Varve's own SQL as a stream of batches, answered from rollups where they can
+    /// (`rollup::route`): the stream and what routing did.
+    pub(crate) async fn internal_stream_routed(&self, sql: &str) -> Result<(SendableRecordBatchStream, Vec<String>)> {
         let plan = self.internal_plan(sql).await?;
-        Ok(self.ctx.execute_logical_plan(plan).await?.execute_stream().await?)
+        let (plan, routes) = match rollup_routing(&self.ctx.state())? {
+            true => crate::rollup::route::route(self, plan).await?,
+            false => (plan, vec![]),
+        };
+        Ok((
+            self.ctx.execute_logical_plan(plan).await?.execute_stream().await?,
+            routes,
+        ))
     }
 
     /// The schema of Varve's own SQL's result.

@@ -7,7 +7,9 @@
 //!    manifests' column bounds) say which times changed. When the walk cannot reach the
 //!    watermark (expired snapshots), or a file has no bounds, every bucket is recomputed.
 //! 2. The changed times, widened to whole buckets, are the ranges to recompute: their rows are
-//!    computed again from the source at the current snapshot ([`RollupDef::state_sql`]).
+//!    computed again from the source at the current snapshot ([`RollupDef::state_sql`]); that
+//!    query is routed as any other (`route`), so a finer rollup of the same table that is up to
+//!    date (or behind by appends only) computes a coarser one when it keeps the states needed.
 //! 3. The rollup's data files whose bucket bounds meet those ranges are rewritten: the rows
 //!    outside the ranges are kept, those inside replaced by the recomputed ones; the new
 //!    watermark is set in the same commit (an Iceberg `overwrite`). A refresh that stops before
@@ -51,6 +53,9 @@ pub struct RefreshReport {
     pub files_replaced: u64,
     /// The new watermark (the source snapshot covered).
     pub watermark: Option<i64>,
+    /// How the recomputed rows were read when a finer rollup of the same table answered
+    /// (`EXPLAIN`'s note); empty when they came from the table.
+    pub computed_from: Vec<String>,
     /// Wall-clock seconds.
     pub seconds: f64,
 }
@@ -102,6 +107,13 @@ pub(crate) fn constant(e: &Expr) -> Option<ScalarValue> {
         Expr::Cast(c) => constant(&c.expr)?.cast_to(c.field.data_type()).ok(),
         Expr::TryCast(c) => constant(&c.expr)?.cast_to(c.field.data_type()).ok(),
         Expr::Alias(a) => constant(&a.expr),
+        // `to_timestamp_micros(<integer>)`: how Varve's own SQL writes an exact time.
+        Expr::ScalarFunction(f) if f.func.name() == "to_timestamp_micros" && f.args.len() == 1 => {
+            match constant(&f.args[0])?.cast_to(&arrow::datatypes::DataType::Int64).ok()? {
+                ScalarValue::Int64(Some(us)) => Some(ScalarValue::TimestampMicrosecond(Some(us), None)),
+                _ => None,
+            }
+        }
         _ => None,
     }
 }
@@ -385,7 +397,10 @@ pub(crate) async fn refresh(session: &Session, rollup: &TableIdent) -> Result<Re
     }
     let pushed = async {
         for q in &queries {
-            let mut stream = session.internal_stream(q).await?;
+            let (mut stream, routes) = session.internal_stream_routed(q).await?;
+            report
+                .computed_from
+                .extend(routes.into_iter().filter(|r| r.contains("was answered from rollup")));
             while let Some(batch) = stream.next().await {
                 let batch = batch?;
                 report.rows_written += batch.num_rows() as u64;

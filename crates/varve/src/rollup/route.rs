@@ -74,7 +74,9 @@ fn scanned_table(plan: &LogicalPlan) -> Option<VarveTable> {
     };
     let provider = source_as_provider(&scan.source).ok()?;
     let t = provider.as_ref().downcast_ref::<VarveTable>()?;
-    (t.is_current && t.last_values.is_none() && t.min_sequence.is_none()).then(|| t.clone())
+    // A read of the current snapshot by its id (a rollup's refresh) is the current snapshot too.
+    let current = t.is_current || (t.snapshot_id.is_some() && t.snapshot_id == t.table.metadata.current_snapshot_id());
+    (current && t.last_values.is_none() && t.min_sequence.is_none()).then(|| t.clone())
 }
 
 /// Routes the aggregates of `plan` that a rollup can answer (module docs). Returns the plan and
@@ -285,6 +287,17 @@ fn micros(v: &ScalarValue) -> Option<i64> {
 
 /// Whether a filter conjunct can be evaluated on the rollup's rows with the same result.
 fn filter_ok(e: &Expr, def: &RollupDef, b: &Bucketer) -> std::result::Result<(), String> {
+    // A combination of conditions that each hold alike on a bucket's rows and on its start holds
+    // alike too.
+    match e {
+        Expr::BinaryExpr(BinaryExpr {
+            left,
+            op: Operator::And | Operator::Or,
+            right,
+        }) => return filter_ok(left, def, b).and_then(|()| filter_ok(right, def, b)),
+        Expr::Not(inner) => return filter_ok(inner, def, b),
+        _ => {}
+    }
     if e.is_volatile() {
         return Err(format!("the filter {e} is volatile"));
     }
@@ -434,6 +447,20 @@ fn merge_of(
              rollup once refreshed"
                 .into(),
         );
+    }
+    // A count of a column's values is also kept by an average of it.
+    if kind == AggKind::Count
+        && wanted.is_some()
+        && !def.aggregates.iter().any(|a| a.kind == kind && a.column == wanted)
+    {
+        if let Some(avg) = def
+            .aggregates
+            .iter()
+            .find(|a| a.kind == AggKind::Avg && a.column == wanted)
+        {
+            let col = quote(&state_column(&format!("{}__count", avg.name)));
+            return Ok((vec![format!("sum({col})")], Finish::ZeroWhenNull));
+        }
     }
     let state = def
         .aggregates

@@ -311,3 +311,53 @@ async fn rollup_statements_and_their_errors() {
     );
     lake.sql("DROP ROLLUP r.hourly").await.expect("drop");
 }
+
+/// A coarser rollup is computed from a finer one that is up to date, and answers as the table.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_coarser_rollup_is_computed_from_a_finer_one() {
+    let lake = Backend::local().open();
+    lake.sql(
+        "CREATE TABLE r.t (ts TIMESTAMP NOT NULL, host TEXT, fleet TEXT, v DOUBLE) \
+         WITH (time_column = 'ts', series_key = 'host')",
+    )
+    .await
+    .expect("create");
+    let mut g = Rng(0x6669_6e65_7221_2121);
+    append(&lake, &mut g, 400, BASE, 2 * 86_400).await;
+    let fine = "CREATE ROLLUP t_1m ON r.t AS SELECT host, fleet, time_bucket(INTERVAL '1 minute', ts) AS bucket, \
+                count(*) AS n, sum(v) AS s, min(v) AS lo, max(v) AS hi, avg(v) AS a FROM r.t GROUP BY 1, 2, 3";
+    let r = lake.create_rollup(fine).await.expect("fine").expect("report");
+    assert!(r.computed_from.is_empty(), "{r:?}");
+    let coarse = "CREATE ROLLUP t_1h ON r.t AS SELECT fleet, time_bucket(INTERVAL '1 hour', ts) AS bucket, \
+                  count(*) AS n, count(v) AS nv, sum(v) AS s, max(v) AS hi, avg(v) AS a FROM r.t GROUP BY 1, 2";
+    let r = lake.create_rollup(coarse).await.expect("coarse").expect("report");
+    assert!(
+        r.computed_from.iter().any(|n| n.contains("rollup r.t_1m")),
+        "computed from the finer rollup: {r:?}"
+    );
+    // A delete: the coarse rollup cannot answer for itself; the fine one, refreshed, can.
+    append(&lake, &mut g, 100, BASE, 2 * 86_400).await;
+    lake.sql("DELETE FROM r.t WHERE host = 'h2' AND ts < '2024-02-29T12:00:00Z'")
+        .await
+        .expect("delete");
+    lake.refresh_rollup("r.t_1m").await.expect("refresh fine");
+    let r = lake.refresh_rollup("r.t_1h").await.expect("refresh coarse");
+    assert!(
+        !r.full && r.computed_from.iter().any(|n| n.contains("rollup r.t_1m")),
+        "{r:?}"
+    );
+    let stored = lake
+        .sql("SELECT fleet, bucket, n, nv, s, hi, a FROM r.t_1h")
+        .await
+        .expect("coarse rows");
+    let session = lake.session(Default::default()).expect("session");
+    session.sql("SET varve.rollup_routing = off").await.expect("off");
+    let raw = session
+        .sql(
+            "SELECT fleet, time_bucket(INTERVAL '1 hour', ts) AS bucket, count(*) AS n, count(v) AS nv, sum(v) AS s, \
+             max(v) AS hi, avg(v) AS a FROM r.t GROUP BY 1, 2",
+        )
+        .await
+        .expect("raw");
+    same_rows(&rows(&stored.batches), &rows(&raw.batches), "the coarse rollup's rows");
+}
