@@ -348,3 +348,91 @@ fn alter_changes_columns_and_duckdb_and_pyiceberg_follow() {
     let err = varve_err(&with_lake(&lake, &["alter", "t", "--add-column", "x"]));
     assert!(err.contains("expected NAME:TYPE"), "{err}");
 }
+
+/// The daily totals per host, with rollup routing on or off.
+fn daily(lake: &[String], routing: bool) -> String {
+    let q = "SELECT host, time_bucket(INTERVAL '1 day', ts) AS d, count(*) AS n, sum(v) AS s FROM t GROUP BY 1, 2 \
+             ORDER BY 1, 2";
+    let sql = match routing {
+        true => q.to_string(),
+        false => format!("SET varve.rollup_routing = off; {q}"),
+    };
+    varve_ok(&with_lake(lake, &["sql", &sql, "--format", "csv"]))
+}
+
+/// `varve rollup` commands, and a refresh killed with SIGKILL at random points, 10 times, after
+/// imports and deletes: after each kill the rollup and the table answer as before (routed answers
+/// equal the table's), and DuckDB and PyIceberg read the rollup; the last refresh catches up.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn rollup_refresh_survives_sigkill() {
+    let backend = Backend::local();
+    let dir = tempfile::tempdir().unwrap();
+    let lake = backend.cli_args();
+    let opened = backend.open();
+    for n in 0..4 {
+        import(&lake, &csv(dir.path(), n, 200));
+    }
+    let select = "SELECT host, time_bucket(INTERVAL '1 hour', ts) AS bucket, count(*) AS n, sum(v) AS s FROM t \
+                  GROUP BY host, bucket";
+    let out = varve_ok(&with_lake(&lake, &["rollup", "create", "t_1h", "--on", "t", select]));
+    assert!(out.starts_with("created rollup default.t_1h"), "{out}");
+    let e = varve_err(&with_lake(&lake, &["rollup", "create", "t_1h", "--on", "t", select]));
+    assert!(e.contains("exists already"), "{e}");
+    let ls = varve_ok(&with_lake(&lake, &["rollup", "ls", "t", "--json"]));
+    assert!(ls.contains("\"up_to_date\": true"), "{ls}");
+    assert_eq!(daily(&lake, true), daily(&lake, false));
+    let mut seed: u64 = 0x2545_f491_4f6c_dd1d;
+    let mut n = 4;
+    for run in 0..10 {
+        import(&lake, &csv(dir.path(), n, 200));
+        n += 1;
+        let cut = 200 * n;
+        varve_ok(&with_lake(
+            &lake,
+            &["delete", "t", "--where", &format!("v % 7 = 0 AND v < {cut}")],
+        ));
+        let expected = daily(&lake, false);
+        seed = seed
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        let delay = Duration::from_millis((seed >> 33) % 400);
+        let mut child = Command::new(env!("CARGO_BIN_EXE_varve"))
+            .args(with_lake(&lake, &["rollup", "refresh"]))
+            .env_remove("VARVE_LAKE")
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(delay);
+        let _ = child.kill();
+        let _ = child.wait();
+        // Refreshed or not, routed answers are the table's, and the rollup reads.
+        assert_eq!(daily(&lake, true), expected, "run {run}, killed after {delay:?}");
+        varve_ok(&with_lake(&lake, &["sql", "SELECT count(*) FROM t_1h"]));
+        if run % 5 == 4 {
+            assert_readers_agree(&opened, &backend, "default", "t_1h").await;
+        }
+    }
+    let out = varve_ok(&with_lake(&lake, &["rollup", "refresh", "--json"]));
+    assert!(out.contains("\"rollup\": \"default.t_1h\""), "{out}");
+    let ls = varve_ok(&with_lake(&lake, &["rollup", "ls"]));
+    assert!(ls.contains("up to date"), "{ls}");
+    assert_eq!(daily(&lake, true), daily(&lake, false));
+    let explain = varve_ok(&with_lake(
+        &lake,
+        &[
+            "sql",
+            "EXPLAIN SELECT host, count(*) FROM t GROUP BY host",
+            "--format",
+            "csv",
+        ],
+    ));
+    assert!(explain.contains("answered from rollup default.t_1h"), "{explain}");
+    assert_readers_agree(&opened, &backend, "default", "t_1h").await;
+    assert_eq!(
+        varve_ok(&with_lake(&lake, &["rollup", "drop", "t_1h"])).trim(),
+        "dropped rollup t_1h"
+    );
+    assert!(varve_err(&with_lake(&lake, &["rollup", "drop", "t_1h"])).contains("does not exist"));
+    assert!(varve_ok(&with_lake(&lake, &["rollup", "drop", "t_1h", "--if-exists"])).contains("does not exist"));
+}
