@@ -334,6 +334,29 @@ fn filter_ok(e: &Expr, def: &RollupDef, b: &Bucketer) -> std::result::Result<(),
     ))
 }
 
+/// The bucketer of `date_trunc(unit, ts)`: UTC buckets of one unit (weeks start on Monday, as
+/// `time_bucket`'s default origin has them).
+fn date_trunc_bucketer(unit: &Expr) -> Option<Bucketer> {
+    let unit = match constant(unit)? {
+        ScalarValue::Utf8(Some(u)) | ScalarValue::Utf8View(Some(u)) | ScalarValue::LargeUtf8(Some(u)) => u,
+        _ => return None,
+    };
+    let (months, days, nanos): (i32, i32, i64) = match unit.to_ascii_lowercase().as_str() {
+        "second" => (0, 0, 1_000_000_000),
+        "minute" => (0, 0, 60_000_000_000),
+        "hour" => (0, 0, 3_600_000_000_000),
+        "day" => (0, 1, 0),
+        "week" => (0, 7, 0),
+        "month" => (1, 0, 0),
+        "quarter" => (3, 0, 0),
+        "year" => (12, 0, 0),
+        _ => return None,
+    };
+    let width =
+        ScalarValue::IntervalMonthDayNano(Some(arrow::datatypes::IntervalMonthDayNano::new(months, days, nanos)));
+    bucketer_of_call(&[Expr::Literal(width, None), Expr::Literal(ScalarValue::Null, None)])
+}
+
 /// Whether a group expression can be computed from the rollup's rows.
 fn group_ok(e: &Expr, def: &RollupDef, b: &Bucketer) -> std::result::Result<(), String> {
     let columns: Vec<String> = e.column_refs().iter().map(|c| c.name.clone()).collect();
@@ -356,8 +379,25 @@ fn group_ok(e: &Expr, def: &RollupDef, b: &Bucketer) -> std::result::Result<(), 
             .get(1)
             .is_some_and(|a| matches!(a, Expr::Column(c) if c.name == def.time));
         let others_constant = f.args.iter().enumerate().all(|(i, a)| i == 1 || constant(a).is_some());
-        if f.func.name() == "time_bucket" && on_time && others_constant {
-            return match bucketer_of_call(&f.args) {
+        // `date_trunc(unit, ts)` and `date_bin(width, ts [, origin])` are buckets too.
+        let query_buckets = match f.func.name() {
+            "time_bucket" if on_time && others_constant => Some(bucketer_of_call(&f.args)),
+            "date_trunc" if on_time && others_constant => Some(date_trunc_bucketer(&f.args[0])),
+            "date_bin" if on_time && others_constant => {
+                let mut args = f.args.clone();
+                if args.len() == 2 {
+                    // date_bin's default origin: the Unix epoch, an instant.
+                    args.push(Expr::Literal(
+                        ScalarValue::TimestampMicrosecond(Some(0), Some("UTC".into())),
+                        None,
+                    ));
+                }
+                Some(bucketer_of_call(&args))
+            }
+            _ => None,
+        };
+        if let Some(query_buckets) = query_buckets {
+            return match query_buckets {
                 Some(q) if b.refines(&q) => Ok(()),
                 _ => Err(format!(
                     "the query's buckets ({e}) are not unions of the rollup's ({})",

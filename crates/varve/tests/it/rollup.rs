@@ -33,7 +33,7 @@ enum Rollup {
 }
 
 /// (query, when a rollup can answer it).
-const QUERIES: [(&str, Routable); 7] = [
+const QUERIES: [(&str, Routable); 8] = [
     (
         "SELECT host, time_bucket(INTERVAL '1 hour', ts) AS h, count(*) AS n, count(v) AS nv, sum(v) AS s, \
          min(v) AS lo, max(v) AS hi, avg(v) AS a, first(v, ts) AS f, last(v, ts) AS l, \
@@ -57,6 +57,11 @@ const QUERIES: [(&str, Routable); 7] = [
         "SELECT host, time_bucket(INTERVAL '2 hours', ts) AS h, twa(v, ts) AS w, twa(v, ts, 'linear') AS wl \
          FROM r.t GROUP BY 1, 2",
         Routable::UpToDate,
+    ),
+    (
+        "SELECT date_trunc('day', ts) AS d, date_bin(INTERVAL '30 minutes', ts) AS b, count(*) AS n FROM r.t \
+         GROUP BY 1, 2",
+        Routable::Always,
     ),
     // Buckets that are not unions of 15-minute ones, and a filter between bucket boundaries.
     (
