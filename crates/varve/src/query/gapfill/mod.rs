@@ -228,7 +228,7 @@ fn rewrite(proj: &Projection, agg: &Aggregate) -> Result<Option<LogicalPlan>> {
     let (start, finish, finish_inclusive) = match bounds {
         Some((s, f)) => (cast(s), cast(f), false),
         None => {
-            let (s, f) = where_bounds(&agg.input, ts);
+            let (s, f) = where_bounds(&agg.input, ts)?;
             match (s, f) {
                 (Some(s), Some((f, inclusive))) => (cast(&s), cast(&f), inclusive),
                 _ => {
@@ -314,9 +314,38 @@ fn rewrite(proj: &Projection, agg: &Aggregate) -> Result<Option<LogicalPlan>> {
 }
 
 /// The bounds WHERE puts on `ts` under an aggregate: (start, (finish, whether finish is
-/// included)), each a constant expression.
-fn where_bounds(input: &LogicalPlan, ts: &Expr) -> (Option<Expr>, Option<(Expr, bool)>) {
-    let (mut start, mut finish) = (None, None);
+/// included)), each a constant expression; with several, the tightest (`greatest` of the starts,
+/// `least` of the finishes).
+///
+/// Errors: upper bounds that mix `<` and `<=` (which one is tightest is known only when they run).
+fn where_bounds(input: &LogicalPlan, ts: &Expr) -> Result<(Option<Expr>, Option<(Expr, bool)>)> {
+    let (starts, finishes) = where_bound_lists(input, ts);
+    let start = match starts.len() {
+        0 => None,
+        1 => starts.into_iter().next(),
+        _ => Some(datafusion::functions::core::expr_fn::greatest(starts)),
+    };
+    let finish = match finishes.as_slice() {
+        [] => None,
+        [one] => Some(one.clone()),
+        many => {
+            let inclusive = many[0].1;
+            if many.iter().any(|(_, i)| *i != inclusive) {
+                return Err(Error::invalid(format!(
+                    "time_bucket_gapfill: WHERE bounds {ts} from above with both < and <=; give one upper bound"
+                )));
+            }
+            let exprs = many.iter().map(|(e, _)| e.clone()).collect();
+            Some((datafusion::functions::core::expr_fn::least(exprs), inclusive))
+        }
+    };
+    Ok((start, finish))
+}
+
+/// Every bound WHERE puts on `ts` under an aggregate: (starts, finishes with whether each is
+/// included).
+fn where_bound_lists(input: &LogicalPlan, ts: &Expr) -> (Vec<Expr>, Vec<(Expr, bool)>) {
+    let (mut start, mut finish) = (Vec::new(), Vec::new());
     let mut plan = input;
     let constant = |e: &Expr| e.column_refs().is_empty();
     let is_ts = |e: &Expr| {
@@ -341,15 +370,15 @@ fn where_bounds(input: &LogicalPlan, ts: &Expr) -> (Option<Expr>, Option<(Expr, 
                         continue;
                     };
                     match op {
-                        Operator::GtEq | Operator::Gt => start = Some(bound.clone()),
-                        Operator::Lt => finish = Some((bound.clone(), false)),
-                        Operator::LtEq => finish = Some((bound.clone(), true)),
+                        Operator::GtEq | Operator::Gt => start.push(bound.clone()),
+                        Operator::Lt => finish.push((bound.clone(), false)),
+                        Operator::LtEq => finish.push((bound.clone(), true)),
                         _ => {}
                     }
                 }
                 Expr::Between(b) if !b.negated && is_ts(&b.expr) && constant(&b.low) && constant(&b.high) => {
-                    start = Some(b.low.as_ref().clone());
-                    finish = Some((b.high.as_ref().clone(), true));
+                    start.push(b.low.as_ref().clone());
+                    finish.push((b.high.as_ref().clone(), true));
                 }
                 _ => {}
             }
