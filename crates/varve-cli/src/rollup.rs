@@ -14,9 +14,10 @@ pub(crate) struct RollupArgs {
 
 #[derive(Debug, Subcommand)]
 enum RollupCommand {
-    /// Create a rollup of a table and fill it: NAME ON TABLE AS "SELECT <group columns>,
-    /// time_bucket(<width>, <time>) AS bucket, <aggregates> AS <names> FROM TABLE GROUP BY ...".
-    /// Aggregates: count, sum, min, max, avg, first, last, first_not_null, last_not_null.
+    /// Create a rollup of a table and fill it: varve rollup create NAME --on TABLE "SELECT <group
+    /// columns>, time_bucket(<width>, <time>) AS bucket, <aggregates> AS <names> FROM TABLE GROUP BY
+    /// ...". Aggregates: count, sum, min, max, avg, first, last, first_not_null, last_not_null,
+    /// twa, approx_percentile_cont, approx_median.
     Create {
         /// The rollup's name (namespace.name; the table's namespace when none is given).
         name: String,
@@ -114,20 +115,32 @@ pub(crate) async fn run(lake: &Lake, args: RollupArgs) -> Result<()> {
                 true => lake.rollups(None).await?.into_iter().map(|r| r.rollup).collect(),
                 false => names,
             };
+            // Every rollup is tried; the first failure is returned at the end.
             let mut reports = Vec::new();
+            let mut failed = None;
             for n in &names {
-                let r = lake.refresh_rollup(n).await?;
-                if !as_json {
-                    line(&r.summary())?;
+                match lake.refresh_rollup(n).await {
+                    Ok(r) => {
+                        if !as_json {
+                            line(&r.summary())?;
+                        }
+                        reports.push(r);
+                    }
+                    Err(e) => {
+                        eprintln!("error: rollup {n}: {e}");
+                        failed.get_or_insert(e);
+                    }
                 }
-                reports.push(r);
             }
             if as_json {
                 line(&json(&reports)?)?;
             } else if names.is_empty() {
                 eprintln!("no rollups");
             }
-            Ok(())
+            match failed {
+                Some(e) => Err(e),
+                None => Ok(()),
+            }
         }
     }
 }

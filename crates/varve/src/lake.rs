@@ -266,6 +266,7 @@ impl Lake {
     /// Errors: [`crate::ErrorKind::NotFound`].
     pub async fn drop_table(&self, name: &str) -> Result<()> {
         let ident = TableIdent::parse(name)?;
+        crate::rollup::unlist_if_rollup(&self.storage, &self.cache, &ident).await?;
         catalog::drop_table(&self.storage, &self.cache, &ident)
             .await
             .map(|_| ())
@@ -501,6 +502,9 @@ impl Lake {
     async fn new_appender(&self, name: &str, opts: AppendOptions) -> Result<Appender> {
         let ident = TableIdent::parse(name)?;
         let base = catalog::load(&self.storage, &self.cache, &ident).await?;
+        if let Some(e) = crate::rollup::refuse_writes(&ident, base.metadata.properties()) {
+            return Err(e);
+        }
         Appender::new(self.storage.clone(), self.cache.clone(), base, opts)
     }
 

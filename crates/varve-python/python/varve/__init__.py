@@ -271,7 +271,8 @@ class Table:
             name: the rollup's table (in this table's namespace unless qualified).
             select: ``SELECT <group columns>, time_bucket(<width>, <time column>) AS bucket,
                 <aggregates> AS <names> FROM <this table> GROUP BY ...``; aggregates count, sum,
-                min, max, avg, first, last, first_not_null, last_not_null.
+                min, max, avg, first, last, first_not_null, last_not_null, twa and
+                approx_percentile_cont (also approx_median).
             if_not_exists: do nothing when it exists.
 
         Returns:
@@ -511,7 +512,6 @@ class Lake:
         return name if "." in name else f"default.{name}"
 
     @_native
-    @_native
     def drop_rollup(self, name: str, if_exists: bool = False) -> bool:
         """Drops a rollup (its table and its entry on its source); returns whether it existed.
 
@@ -527,6 +527,7 @@ class Lake:
         rows touch; returns the report (see :meth:`Table.create_rollup`)."""
         return self._handle.refresh_rollup(name)
 
+    @_native
     def table(self, name: str) -> Table:
         """Opens a table.
 

@@ -349,6 +349,9 @@ impl TableProvider for VarveTable {
         if !self.is_current {
             return Err(Error::invalid("cannot delete from a past snapshot of a table").into());
         }
+        if let Some(e) = crate::rollup::refuse_writes(&self.table.ident, self.table.metadata.properties()) {
+            return Err(e.into());
+        }
         let mut exprs: Vec<Expr> = Vec::new();
         for f in filters {
             let f = datafusion::logical_expr::expr_rewriter::unnormalize_col(f);
@@ -400,6 +403,9 @@ impl TableProvider for VarveTable {
         }
         if !self.is_current {
             return Err(Error::invalid("cannot insert into a past snapshot of a table").into());
+        }
+        if let Some(e) = crate::rollup::refuse_writes(&self.table.ident, self.table.metadata.properties()) {
+            return Err(e.into());
         }
         if insert_op != InsertOp::Append {
             return Err(Error::invalid(format!(

@@ -499,6 +499,24 @@ pub(crate) fn definition(rollup: TableIdent, source: TableIdent, query: &Query) 
             continue;
         }
         let Some(kind) = AggKind::of(&fname) else {
+            let position = select
+                .projection
+                .iter()
+                .position(|p| std::ptr::eq(p, item))
+                .map(|i| i + 1);
+            let grouped = match &select.group_by {
+                GroupByExpr::Expressions(by, _) => by.iter().any(|g| match g {
+                    Expr::Value(v) => matches!(&v.value, Value::Number(n, _) if n.parse::<usize>().ok() == position),
+                    g => alias.as_deref().is_some_and(|a| column_name(g).as_deref() == Some(a)) || g == expr,
+                }),
+                _ => false,
+            };
+            if grouped {
+                return Err(Error::invalid(format!(
+                    "{what}: {expr}: a rollup groups by plain columns (kept under their names) and one \
+                     time_bucket(...); compute {expr} when you query the rollup's table or its source"
+                )));
+            }
             return Err(Error::invalid(format!(
                 "{what}: {fname} is not an aggregate a rollup keeps; it keeps count, sum, min, max, avg, first, \
                  last, first_not_null, last_not_null, twa and approx_percentile_cont"

@@ -26,11 +26,12 @@ use arrow::array::{BooleanArray, Int64Array, RecordBatch, StringArray};
 use arrow::datatypes::{DataType, Field, Schema};
 use iceberg::spec::Operation;
 
-use crate::catalog::{self, TableIdent};
+use crate::catalog::{self, MetadataCache, TableIdent};
 use crate::commit::{self, Transaction};
 use crate::error::{Error, ErrorKind, Result};
 use crate::format::{Partitioning, TableContract};
 use crate::query::session::Session;
+use crate::storage::Storage;
 use definition::{
     CreateRollup, RollupDef, RollupStatement, PROP_DEFINITION, PROP_ROLLUPS, PROP_SOURCE, PROP_WATERMARK,
 };
@@ -75,8 +76,12 @@ fn partitioning_for(nanos: i128) -> Partitioning {
 }
 
 /// Sets the source's list of rollups (one commit, no snapshot).
-async fn set_listed(session: &Session, source: &TableIdent, edit: impl Fn(&mut Vec<TableIdent>)) -> Result<()> {
-    let (storage, cache) = (session.storage(), session.cache());
+pub(crate) async fn set_listed(
+    storage: &Storage,
+    cache: &MetadataCache,
+    source: &TableIdent,
+    edit: impl Fn(&mut Vec<TableIdent>),
+) -> Result<()> {
     let base = catalog::load(storage, cache, source).await?;
     let mut list = listed(base.metadata.properties());
     edit(&mut list);
@@ -164,7 +169,7 @@ pub(crate) async fn create(session: &Session, c: CreateRollup) -> Result<Option<
     props.insert(PROP_DEFINITION.to_string(), def.select_sql());
     catalog::create_with_properties(storage, cache, &def.rollup, &Schema::new(fields), &contract, props).await?;
     let name = def.rollup.clone();
-    if let Err(e) = set_listed(session, &def.source, |l| {
+    if let Err(e) = set_listed(storage, cache, &def.source, |l| {
         if !l.contains(&name) {
             l.push(name.clone());
         }
@@ -185,6 +190,36 @@ pub(crate) async fn create(session: &Session, c: CreateRollup) -> Result<Option<
                 e.message()
             ),
         )
+    })
+}
+
+/// Before `table` is dropped as a table (`DROP TABLE`): when it is a rollup, its source stops
+/// listing it. A table that is not a rollup, or is gone, is left alone.
+///
+/// Errors: storage errors of the source's commit.
+pub(crate) async fn unlist_if_rollup(storage: &Storage, cache: &MetadataCache, table: &TableIdent) -> Result<()> {
+    let Ok(t) = catalog::load(storage, cache, table).await else {
+        return Ok(());
+    };
+    let Some(source) = t.metadata.properties().get(PROP_SOURCE) else {
+        return Ok(());
+    };
+    let Ok(source) = TableIdent::parse(source) else {
+        return Ok(());
+    };
+    match set_listed(storage, cache, &source, |l| l.retain(|x| x != table)).await {
+        Err(e) if e.kind() != ErrorKind::NotFound => Err(e),
+        _ => Ok(()),
+    }
+}
+
+/// The error of a write to a rollup's table, or `None` for any other table.
+pub(crate) fn refuse_writes(table: &TableIdent, props: &HashMap<String, String>) -> Option<Error> {
+    props.get(PROP_SOURCE).map(|source| {
+        Error::invalid(format!(
+            "{table} is a rollup of {source}: its rows change only by its refreshes (REFRESH ROLLUP {table}); \
+             write to {source}"
+        ))
     })
 }
 
@@ -215,7 +250,11 @@ pub(crate) async fn drop(session: &Session, rollup: &TableIdent, if_exists: bool
         }
         Err(e) => return Err(e),
     };
-    match set_listed(session, &def.source, |l| l.retain(|t| t != rollup)).await {
+    match set_listed(session.storage(), session.cache(), &def.source, |l| {
+        l.retain(|t| t != rollup)
+    })
+    .await
+    {
         Ok(()) => {}
         // The source was dropped: nothing lists the rollup.
         Err(e) if e.kind() == ErrorKind::NotFound => {}

@@ -27,7 +27,7 @@ use iceberg::spec::{DataFile, Operation, PrimitiveLiteral};
 
 use crate::catalog::{self, LoadedTable, MetadataCache, TableIdent};
 use crate::commit::append::Appender;
-use crate::commit::{AppendOptions, SUMMARY_NOTE};
+use crate::commit::AppendOptions;
 use crate::error::{Error, Result};
 use crate::query::functions::time_bucket::{bucketer_of, Bucketer};
 use crate::query::session::Session;
@@ -220,12 +220,7 @@ async fn touched_times(
     }
     let mut times = Vec::new();
     for s in chain {
-        let summary = s.summary();
-        let retention = summary
-            .additional_properties
-            .get(SUMMARY_NOTE)
-            .is_some_and(|n| n.starts_with("retention:"));
-        if summary.operation == Operation::Replace || retention {
+        if s.summary().operation == Operation::Replace {
             continue;
         }
         let Some(parent) = s.parent_snapshot_id() else {
@@ -420,11 +415,28 @@ pub(crate) async fn refresh(session: &Session, rollup: &TableIdent) -> Result<Re
 }
 
 /// Refreshes every rollup `source` lists; a rollup that fails is reported, not fatal.
+/// A rollup the source lists that no longer exists (its table was dropped) is taken off the list.
 pub(crate) async fn refresh_all(session: &Session, source: &LoadedTable) -> Vec<(TableIdent, Result<RefreshReport>)> {
     let mut out = Vec::new();
     for r in super::listed(source.metadata.properties()) {
-        let result = refresh(session, &r).await;
-        out.push((r, result));
+        match refresh(session, &r).await {
+            Err(e)
+                if e.kind() == crate::ErrorKind::NotFound
+                    && !catalog::current_version(session.storage(), &r)
+                        .await
+                        .is_ok_and(|v| v.is_some()) =>
+            {
+                let gone = r.clone();
+                let unlisted = super::set_listed(session.storage(), session.cache(), &source.ident, |l| {
+                    l.retain(|t| *t != gone)
+                })
+                .await;
+                if let Err(e) = unlisted {
+                    out.push((r, Err(e)));
+                }
+            }
+            result => out.push((r, result)),
+        }
     }
     out
 }

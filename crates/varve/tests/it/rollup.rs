@@ -314,7 +314,19 @@ async fn rollup_statements_and_their_errors() {
         rows(&n.batches),
         vec![vec!["1704067200000000".to_string(), "a".into(), "1".into()]]
     );
-    lake.sql("DROP ROLLUP r.hourly").await.expect("drop");
+    // Its table takes no writes of its own; DROP TABLE on it takes it off the source's list.
+    assert!(err("INSERT INTO r.hourly VALUES ('a', '2024-01-01T00:00:00Z', 5)")
+        .await
+        .contains("is a rollup of r.t"));
+    assert!(err("DELETE FROM r.hourly").await.contains("is a rollup of r.t"));
+    lake.sql("DROP TABLE r.hourly").await.expect("drop table");
+    assert!(lake.rollups(Some("r.t")).await.expect("rollups").is_empty());
+    let e = lake
+        .sql("CREATE ROLLUP x ON r.t AS SELECT upper(host) AS h, time_bucket(INTERVAL '1 hour', ts) AS b, count(*) AS n FROM r.t GROUP BY 1, 2")
+        .await
+        .expect_err("an expression as group")
+        .to_string();
+    assert!(e.contains("groups by plain columns"), "{e}");
 }
 
 /// A coarser rollup is computed from a finer one that is up to date, and answers as the table.
