@@ -313,12 +313,15 @@ fn rewrite(proj: &Projection, agg: &Aggregate) -> Result<Option<LogicalPlan>> {
     )?)))
 }
 
+/// A fill range from WHERE: (start, (finish, whether finish is included)).
+type Bounds = (Option<Expr>, Option<(Expr, bool)>);
+
 /// The bounds WHERE puts on `ts` under an aggregate: (start, (finish, whether finish is
 /// included)), each a constant expression; with several, the tightest (`greatest` of the starts,
 /// `least` of the finishes).
 ///
 /// Errors: upper bounds that mix `<` and `<=` (which one is tightest is known only when they run).
-fn where_bounds(input: &LogicalPlan, ts: &Expr) -> Result<(Option<Expr>, Option<(Expr, bool)>)> {
+fn where_bounds(input: &LogicalPlan, ts: &Expr) -> Result<Bounds> {
     let (starts, finishes) = where_bound_lists(input, ts);
     let start = match starts.len() {
         0 => None,
