@@ -8,7 +8,7 @@ fn every_command_has_help() {
     let top = varve_ok(&["--help"]);
     for cmd in [
         "import", "sql", "create", "ls", "info", "latest", "history", "maintain", "delete", "alter", "drop", "demo",
-        "serve",
+        "serve", "rollup",
     ] {
         assert!(top.contains(cmd), "top-level help lists {cmd}");
         let h = varve_ok(&[cmd, "--help"]);
@@ -228,6 +228,11 @@ fn cli_reference_matches_the_binary() {
         "token add",
         "token ls",
         "token revoke",
+        "rollup",
+        "rollup create",
+        "rollup drop",
+        "rollup ls",
+        "rollup refresh",
     ] {
         let mut args: Vec<&str> = cmd.split(' ').collect();
         args.push("--help");
