@@ -19,7 +19,8 @@
 
 use std::sync::Arc;
 
-use arrow::array::{Array, ArrayRef, AsArray, Float64Array, Int64Array, ListArray};
+use crate::query::functions::one_list;
+use arrow::array::{Array, ArrayRef, AsArray, Float64Array, Int64Array};
 use arrow::datatypes::{DataType, Field, FieldRef, Float64Type, Int64Type, TimeUnit, TimestampMicrosecondType};
 use datafusion::common::{exec_err, plan_err, Result, ScalarValue};
 use datafusion::logical_expr::function::{AccumulatorArgs, StateFieldsArgs};
@@ -67,20 +68,6 @@ fn from_bytes(b: &[u8]) -> Result<Vec<f64>> {
     Ok(b.chunks_exact(8)
         .map(|c| f64::from_le_bytes(c.try_into().unwrap_or([0; 8])))
         .collect())
-}
-
-fn one_list(values: Vec<f64>) -> ScalarValue {
-    let values: ArrayRef = Arc::new(Float64Array::from(values));
-    let field = Arc::new(Field::new_list_field(DataType::Float64, true));
-    let offsets = arrow::buffer::OffsetBuffer::from_lengths([values.len()]);
-    ScalarValue::List(Arc::new(ListArray::new(field, offsets, values, None)))
-}
-
-fn int_list(values: Vec<i64>) -> ScalarValue {
-    let values: ArrayRef = Arc::new(Int64Array::from(values));
-    let field = Arc::new(Field::new_list_field(DataType::Int64, true));
-    let offsets = arrow::buffer::OffsetBuffer::from_lengths([values.len()]);
-    ScalarValue::List(Arc::new(ListArray::new(field, offsets, values, None)))
 }
 
 /// A sketch as a flat list (module docs).
@@ -298,19 +285,7 @@ impl AggregateUDFImpl for TwaMerge {
     }
 
     fn state_fields(&self, args: StateFieldsArgs) -> Result<Vec<FieldRef>> {
-        let list = |t: DataType| DataType::List(Arc::new(Field::new_list_field(t, true)));
-        Ok(vec![
-            Arc::new(Field::new(
-                format_state_name(args.name, "times"),
-                list(DataType::Int64),
-                true,
-            )),
-            Arc::new(Field::new(
-                format_state_name(args.name, "values"),
-                list(DataType::Float64),
-                true,
-            )),
-        ])
+        Ok(crate::query::functions::samples_state_fields(args.name))
     }
 
     fn accumulator(&self, args: AccumulatorArgs) -> Result<Box<dyn Accumulator>> {
@@ -386,9 +361,12 @@ impl Accumulator for TwaAccumulator {
     }
 
     fn state(&mut self) -> Result<Vec<ScalarValue>> {
-        let times = self.buckets.iter().flat_map(|b| b.0).collect();
-        let values = self.buckets.iter().flat_map(|b| b.1).collect();
-        Ok(vec![int_list(times), one_list(values)])
+        let times: Vec<i64> = self.buckets.iter().flat_map(|b| b.0).collect();
+        let values: Vec<f64> = self.buckets.iter().flat_map(|b| b.1).collect();
+        Ok(vec![
+            one_list(Arc::new(Int64Array::from(times))),
+            one_list(Arc::new(Float64Array::from(values))),
+        ])
     }
 
     fn evaluate(&mut self) -> Result<ScalarValue> {

@@ -41,14 +41,13 @@
 
 use std::sync::Arc;
 
-use arrow::array::{make_array, Array, ArrayRef, AsArray, Float64Array, Int64Array, ListArray, StructArray};
-use arrow::buffer::OffsetBuffer;
+use super::one_list;
+use arrow::array::{make_array, Array, ArrayRef, AsArray, Float64Array, Int64Array, StructArray};
 use arrow::datatypes::{
     DataType, Field, FieldRef, Fields, Float64Type, Int64Type, IntervalMonthDayNanoType, IntervalUnit, TimeUnit,
 };
 use datafusion::common::{exec_err, plan_err, Result, ScalarValue};
 use datafusion::logical_expr::function::{AccumulatorArgs, StateFieldsArgs};
-use datafusion::logical_expr::utils::format_state_name;
 use datafusion::logical_expr::{Accumulator, AggregateUDF, AggregateUDFImpl, Signature, Volatility};
 use datafusion::physical_expr::expressions::Literal;
 
@@ -172,19 +171,7 @@ impl AggregateUDFImpl for Downsample {
     }
 
     fn state_fields(&self, args: StateFieldsArgs) -> Result<Vec<FieldRef>> {
-        let list = |t: DataType| DataType::List(Arc::new(Field::new_list_field(t, true)));
-        Ok(vec![
-            Arc::new(Field::new(
-                format_state_name(args.name, "times"),
-                list(DataType::Int64),
-                true,
-            )),
-            Arc::new(Field::new(
-                format_state_name(args.name, "values"),
-                list(DataType::Float64),
-                true,
-            )),
-        ])
+        Ok(crate::query::functions::samples_state_fields(args.name))
     }
 
     fn accumulator(&self, args: AccumulatorArgs) -> Result<Box<dyn Accumulator>> {
@@ -298,13 +285,6 @@ fn as_i64(a: &ArrayRef) -> Result<Int64Array> {
     Ok(Int64Array::from(
         a.to_data().into_builder().data_type(DataType::Int64).build()?,
     ))
-}
-
-/// A list scalar holding `values`.
-fn one_list(values: ArrayRef) -> ScalarValue {
-    let field = Arc::new(Field::new_list_field(values.data_type().clone(), true));
-    let offsets = OffsetBuffer::from_lengths([values.len()]);
-    ScalarValue::List(Arc::new(ListArray::new(field, offsets, values, None)))
 }
 
 /// M4 of samples ordered by (time, value): per bucket of `width` ns (times in units of `unit`

@@ -84,3 +84,33 @@ pub fn function_reference() -> String {
     registered.sort_by_key(|(name, _, _)| reference::position(name));
     reference::render(&registered)
 }
+
+/// A list scalar holding `values` (an aggregate's state of one list).
+pub(crate) fn one_list(values: arrow::array::ArrayRef) -> datafusion::common::ScalarValue {
+    let field = Arc::new(arrow::datatypes::Field::new_list_field(
+        values.data_type().clone(),
+        true,
+    ));
+    let offsets = arrow::buffer::OffsetBuffer::from_lengths([values.len()]);
+    datafusion::common::ScalarValue::List(Arc::new(arrow::array::ListArray::new(field, offsets, values, None)))
+}
+
+/// The state of an aggregate that keeps (time, value) samples: a list of times (Int64) and a list
+/// of values (Float64), named after the aggregate.
+pub(crate) fn samples_state_fields(name: &str) -> Vec<arrow::datatypes::FieldRef> {
+    use arrow::datatypes::{DataType, Field};
+    use datafusion::logical_expr::utils::format_state_name;
+    let list = |t: DataType| DataType::List(Arc::new(Field::new_list_field(t, true)));
+    vec![
+        Arc::new(Field::new(
+            format_state_name(name, "times"),
+            list(DataType::Int64),
+            true,
+        )),
+        Arc::new(Field::new(
+            format_state_name(name, "values"),
+            list(DataType::Float64),
+            true,
+        )),
+    ]
+}

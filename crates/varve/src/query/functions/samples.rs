@@ -18,11 +18,11 @@
 
 use std::sync::Arc;
 
+use super::one_list;
 use arrow::array::{Array, ArrayRef, AsArray, Float64Array, Int64Array};
-use arrow::datatypes::{DataType, Field, FieldRef, Float64Type, Int64Type, TimeUnit};
+use arrow::datatypes::{DataType, FieldRef, Float64Type, Int64Type, TimeUnit};
 use datafusion::common::{exec_err, plan_err, Result, ScalarValue};
 use datafusion::logical_expr::function::{AccumulatorArgs, StateFieldsArgs};
-use datafusion::logical_expr::utils::format_state_name;
 use datafusion::logical_expr::{Accumulator, AggregateUDF, AggregateUDFImpl, Signature, Volatility};
 use datafusion::physical_expr::expressions::Literal;
 
@@ -127,19 +127,7 @@ impl AggregateUDFImpl for SampleAggregate {
     }
 
     fn state_fields(&self, args: StateFieldsArgs) -> Result<Vec<FieldRef>> {
-        let list = |t: DataType| DataType::List(Arc::new(Field::new_list_field(t, true)));
-        Ok(vec![
-            Arc::new(Field::new(
-                format_state_name(args.name, "times"),
-                list(DataType::Int64),
-                true,
-            )),
-            Arc::new(Field::new(
-                format_state_name(args.name, "values"),
-                list(DataType::Float64),
-                true,
-            )),
-        ])
+        Ok(crate::query::functions::samples_state_fields(args.name))
     }
 
     fn accumulator(&self, args: AccumulatorArgs) -> Result<Box<dyn Accumulator>> {
@@ -176,13 +164,6 @@ impl Samples {
         s.sort_by(|a, b| a.0.cmp(&b.0).then(a.1.total_cmp(&b.1)));
         s
     }
-}
-
-/// A list scalar holding `values`.
-fn one_list(values: ArrayRef) -> ScalarValue {
-    let field = Arc::new(Field::new_list_field(values.data_type().clone(), true));
-    let offsets = arrow::buffer::OffsetBuffer::from_lengths([values.len()]);
-    ScalarValue::List(Arc::new(arrow::array::ListArray::new(field, offsets, values, None)))
 }
 
 /// Prometheus's increase of a counter over ordered samples.
