@@ -266,7 +266,7 @@ impl Lake {
     /// Errors: [`crate::ErrorKind::NotFound`].
     pub async fn drop_table(&self, name: &str) -> Result<()> {
         let ident = TableIdent::parse(name)?;
-        crate::rollup::unlist_if_rollup(&self.storage, &self.cache, &ident).await?;
+        Box::pin(crate::rollup::unlist_if_rollup(&self.storage, &self.cache, &ident)).await?;
         catalog::drop_table(&self.storage, &self.cache, &ident)
             .await
             .map(|_| ())
@@ -343,7 +343,7 @@ impl Lake {
         let ident = TableIdent::parse(name)?;
         let t = catalog::load(&self.storage, &self.cache, &ident).await?;
         if !opts.rollups || opts.dry_run || crate::rollup::listed(t.metadata.properties()).is_empty() {
-            return maintain::maintain(&self.storage, &self.cache, &ident, opts).await;
+            return Box::pin(maintain::maintain(&self.storage, &self.cache, &ident, opts)).await;
         }
         // Rollups are refreshed after compaction (so that their watermark is the compacted
         // snapshot, after which appends can still be routed) and before expiry (which could take
@@ -354,10 +354,11 @@ impl Lake {
             orphans: false,
             ..opts.clone()
         };
-        let mut r = maintain::maintain(&self.storage, &self.cache, &ident, &first).await?;
+        let mut r = Box::pin(maintain::maintain(&self.storage, &self.cache, &ident, &first)).await?;
         let session = self.session(QueryOptions::default())?;
         let t = catalog::load(&self.storage, &self.cache, &ident).await?;
-        for (rollup, result) in crate::rollup::refresh::refresh_all(&session, &t).await {
+        // Boxed, as the maintenance runs: their futures are large and a caller's lives on its stack.
+        for (rollup, result) in Box::pin(crate::rollup::refresh::refresh_all(&session, &t)).await {
             match result {
                 Ok(rr) if rr.up_to_date => {}
                 Ok(rr) => {
@@ -380,7 +381,7 @@ impl Lake {
             retention: false,
             ..opts.clone()
         };
-        let second = maintain::maintain(&self.storage, &self.cache, &ident, &rest).await?;
+        let second = Box::pin(maintain::maintain(&self.storage, &self.cache, &ident, &rest)).await?;
         r.files_after = second.files_after;
         r.bytes_after = second.bytes_after;
         r.snapshots_expired += second.snapshots_expired;
@@ -402,7 +403,9 @@ impl Lake {
     pub async fn create_rollup(&self, sql: &str) -> Result<Option<crate::RefreshReport>> {
         let session = self.session(QueryOptions::default())?;
         match crate::rollup::definition::parse(sql)? {
-            Some(crate::rollup::definition::RollupStatement::Create(c)) => crate::rollup::create(&session, c).await,
+            Some(crate::rollup::definition::RollupStatement::Create(c)) => {
+                Box::pin(crate::rollup::create(&session, c)).await
+            }
             _ => Err(Error::invalid(format!("expected {}", crate::rollup::definition::USAGE))),
         }
     }
@@ -433,7 +436,7 @@ impl Lake {
     /// then up to date or will be at the next refresh).
     pub async fn refresh_rollup(&self, name: &str) -> Result<crate::RefreshReport> {
         let session = self.session(QueryOptions::default())?;
-        crate::rollup::refresh::refresh(&session, &TableIdent::parse(name)?).await
+        Box::pin(crate::rollup::refresh::refresh(&session, &TableIdent::parse(name)?)).await
     }
 
     /// Deletes the rows matching `predicate` (SQL, as in a `WHERE` clause: `host = 'a' AND ts <

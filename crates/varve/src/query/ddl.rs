@@ -409,7 +409,7 @@ pub(crate) async fn run(ddl: Ddl, storage: &Storage, cache: &Arc<MetadataCache>,
         Ddl::DropTable { tables, if_exists } => {
             let mut dropped = Vec::new();
             for t in &tables {
-                crate::rollup::unlist_if_rollup(storage, cache, t).await?;
+                Box::pin(crate::rollup::unlist_if_rollup(storage, cache, t)).await?;
                 match lake_catalog::drop_table(storage, cache, t).await {
                     Ok(_) => dropped.push(t.to_string()),
                     Err(e) if if_exists && e.kind() == crate::ErrorKind::NotFound => {}

@@ -397,7 +397,7 @@ impl Session {
     pub(crate) async fn internal_stream_routed(&self, sql: &str) -> Result<(SendableRecordBatchStream, Vec<String>)> {
         let plan = self.internal_plan(sql).await?;
         let (plan, routes) = match rollup_routing(&self.ctx.state())? {
-            true => crate::rollup::route::route(self, plan).await?,
+            true => Box::pin(crate::rollup::route::route(self, plan)).await?,
             false => (plan, vec![]),
         };
         Ok((
@@ -516,7 +516,9 @@ impl Session {
         plan = gapfill::plan_gapfill(plan).map_err(PlanError::Varve)?;
         let mut routes = Vec::new();
         if rollup_routing(&state).map_err(PlanError::Varve)? {
-            (plan, routes) = crate::rollup::route::route(self, plan)
+            // Boxed: the routing's future is large, and a statement's future lives on the caller's
+            // stack (a debug build's test thread overflowed).
+            (plan, routes) = Box::pin(crate::rollup::route::route(self, plan))
                 .await
                 .map_err(PlanError::Varve)?;
         }

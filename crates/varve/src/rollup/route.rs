@@ -25,7 +25,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use arrow::datatypes::{DataType, TimeUnit};
-use datafusion::common::tree_node::{Transformed, TreeNodeRecursion};
+use datafusion::common::tree_node::{Transformed, TreeNode, TreeNodeRecursion};
 use datafusion::common::{Column, DFSchema, TableReference};
 use datafusion::datasource::source_as_provider;
 use datafusion::execution::session_state::SessionState;
@@ -86,7 +86,7 @@ fn scanned_table(plan: &LogicalPlan) -> Option<VarveTable> {
 /// with a note, not an error.
 pub(crate) async fn route(session: &Session, plan: LogicalPlan) -> Result<(LogicalPlan, Vec<String>)> {
     let mut sources: HashMap<TableIdent, VarveTable> = HashMap::new();
-    plan.apply_with_subqueries(|p| {
+    plan.apply(|p| {
         if let Some(t) = scanned_table(p) {
             if !super::listed(t.table.metadata.properties()).is_empty() {
                 sources.insert(t.table.ident.clone(), t);
@@ -107,7 +107,7 @@ pub(crate) async fn route(session: &Session, plan: LogicalPlan) -> Result<(Logic
     let mut used: Vec<String> = Vec::new();
     let mut refusals: Vec<String> = Vec::new();
     let plan = plan
-        .transform_up_with_subqueries(|node| {
+        .transform_up(|node| {
             let LogicalPlan::Aggregate(agg) = &node else {
                 return Ok(Transformed::no(node));
             };
