@@ -342,8 +342,22 @@ impl Lake {
     pub async fn maintain(&self, name: &str, opts: &MaintainOptions) -> Result<MaintainReport> {
         let ident = TableIdent::parse(name)?;
         let t = catalog::load(&self.storage, &self.cache, &ident).await?;
-        if !opts.rollups || opts.dry_run || crate::rollup::listed(t.metadata.properties()).is_empty() {
+        let listed = crate::rollup::listed(t.metadata.properties());
+        if !opts.rollups || listed.is_empty() {
             return Box::pin(maintain::maintain(&self.storage, &self.cache, &ident, opts)).await;
+        }
+        if opts.dry_run {
+            // A dry run says which rollups the run would refresh (every one that is not up to date
+            // now; compaction does not change that).
+            let mut r = Box::pin(maintain::maintain(&self.storage, &self.cache, &ident, opts)).await?;
+            let current = t.metadata.current_snapshot_id();
+            for info in self.rollups(Some(name)).await? {
+                if info.watermark.is_none() || info.watermark != current {
+                    r.actions.push(format!("refresh rollup {}", info.rollup));
+                    r.rollups_refreshed += 1;
+                }
+            }
+            return Ok(r);
         }
         // Rollups are refreshed after compaction (so that their watermark is the compacted
         // snapshot, after which appends can still be routed) and before expiry (which could take

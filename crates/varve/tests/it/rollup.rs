@@ -202,6 +202,12 @@ async fn routed_answers_equal_raw_answers(backend: Backend) {
 
     // Late rows, then maintenance: compaction, then the rollup's refresh.
     append(&lake, &mut g, 80, BASE + 3_600_000_000, 600).await;
+    let dry = MaintainOptions {
+        dry_run: true,
+        ..Default::default()
+    };
+    let d = lake.maintain("r.t", &dry).await.expect("dry run");
+    assert!(d.actions.iter().any(|a| a == "refresh rollup r.t_15m"), "{d:?}");
     let m = lake
         .maintain("r.t", &MaintainOptions::default())
         .await
