@@ -325,10 +325,8 @@ pub(crate) async fn refresh(session: &Session, rollup: &TableIdent) -> Result<Re
         .ok_or_else(|| Error::corrupt(format!("rollup {rollup} has no column {}", def.bucket)))?;
     let (removed, window): (Vec<DataFile>, Option<Vec<(i64, i64)>>) = match &ranges {
         None => (live.clone(), None),
-        Some(r) if live.iter().any(|f| bounds(f, bucket_id).is_none()) => {
-            let _ = r;
-            (live.clone(), None)
-        }
+        // A file without bucket bounds could hold any bucket: every file is rewritten.
+        Some(_) if live.iter().any(|f| bounds(f, bucket_id).is_none()) => (live.clone(), None),
         Some(r) => {
             let mut window = r.clone();
             loop {

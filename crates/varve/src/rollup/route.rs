@@ -85,11 +85,15 @@ fn scanned_table(plan: &LogicalPlan) -> Option<VarveTable> {
 /// Errors: storage errors loading a rollup; a rollup whose definition no longer plans is skipped
 /// with a note, not an error.
 pub(crate) async fn route(session: &Session, plan: LogicalPlan) -> Result<(LogicalPlan, Vec<String>)> {
+    // Only tables an aggregate reads directly (the shape routing takes): other statements on a
+    // table with rollups load none of them.
     let mut sources: HashMap<TableIdent, VarveTable> = HashMap::new();
     plan.apply(|p| {
-        if let Some(t) = scanned_table(p) {
-            if !super::listed(t.table.metadata.properties()).is_empty() {
-                sources.insert(t.table.ident.clone(), t);
+        if let LogicalPlan::Aggregate(agg) = p {
+            if let Some(t) = chain(&agg.input).and_then(|(_, scan)| scanned_table(scan)) {
+                if !super::listed(t.table.metadata.properties()).is_empty() {
+                    sources.insert(t.table.ident.clone(), t);
+                }
             }
         }
         Ok(TreeNodeRecursion::Continue)

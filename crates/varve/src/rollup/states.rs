@@ -340,24 +340,15 @@ impl Accumulator for TwaAccumulator {
     }
 
     fn merge_batch(&mut self, states: &[ArrayRef]) -> Result<()> {
-        let (times, values) = (states[0].as_list::<i32>(), states[1].as_list::<i32>());
-        for i in 0..times.len() {
-            if times.is_null(i) {
-                continue;
-            }
-            let (t, v) = (times.value(i), values.value(i));
-            let (t, v) = (
-                t.as_primitive::<Int64Type>().values(),
-                v.as_primitive::<Float64Type>().values(),
-            );
+        crate::query::functions::for_each_samples_state(states, |t, v| {
             if t.len() * 2 != v.len() {
                 return exec_err!("{TWA_MERGE}: a partial state's times and values differ in length");
             }
             for (ts, vs) in t.chunks(2).zip(v.chunks(4)) {
                 self.buckets.push(([ts[0], ts[1]], [vs[0], vs[1], vs[2], vs[3]]));
             }
-        }
-        Ok(())
+            Ok(())
+        })
     }
 
     fn state(&mut self) -> Result<Vec<ScalarValue>> {

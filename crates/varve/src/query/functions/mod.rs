@@ -114,3 +114,27 @@ pub(crate) fn samples_state_fields(name: &str) -> Vec<arrow::datatypes::FieldRef
         )),
     ]
 }
+
+/// Reads partial states of [`samples_state_fields`]'s layout: calls `f` with each non-NULL row's
+/// times and values.
+///
+/// Errors: the first error `f` returns.
+pub(crate) fn for_each_samples_state(
+    states: &[arrow::array::ArrayRef],
+    mut f: impl FnMut(&[i64], &[f64]) -> datafusion::common::Result<()>,
+) -> datafusion::common::Result<()> {
+    use arrow::array::{Array, AsArray};
+    use arrow::datatypes::{Float64Type, Int64Type};
+    let (times, values) = (states[0].as_list::<i32>(), states[1].as_list::<i32>());
+    for i in 0..times.len() {
+        if times.is_null(i) {
+            continue;
+        }
+        let (t, v) = (times.value(i), values.value(i));
+        f(
+            t.as_primitive::<Int64Type>().values(),
+            v.as_primitive::<Float64Type>().values(),
+        )?;
+    }
+    Ok(())
+}

@@ -20,7 +20,7 @@ use std::sync::Arc;
 
 use super::one_list;
 use arrow::array::{Array, ArrayRef, AsArray, Float64Array, Int64Array};
-use arrow::datatypes::{DataType, FieldRef, Float64Type, Int64Type, TimeUnit};
+use arrow::datatypes::{DataType, FieldRef, Float64Type, TimeUnit};
 use datafusion::common::{exec_err, plan_err, Result, ScalarValue};
 use datafusion::logical_expr::function::{AccumulatorArgs, StateFieldsArgs};
 use datafusion::logical_expr::{Accumulator, AggregateUDF, AggregateUDFImpl, Signature, Volatility};
@@ -208,23 +208,15 @@ impl Accumulator for Samples {
     }
 
     fn merge_batch(&mut self, states: &[ArrayRef]) -> Result<()> {
-        let (times, values) = (states[0].as_list::<i32>(), states[1].as_list::<i32>());
-        for i in 0..times.len() {
-            if times.is_null(i) {
-                continue;
-            }
-            let (t, v) = (times.value(i), values.value(i));
-            let (t, v) = (t.as_primitive::<Int64Type>(), v.as_primitive::<Float64Type>());
+        let name = self.kind.name();
+        super::for_each_samples_state(states, |t, v| {
             if t.len() != v.len() {
-                return exec_err!(
-                    "{}: a partial state's times and values differ in length",
-                    self.kind.name()
-                );
+                return exec_err!("{name}: a partial state's times and values differ in length");
             }
-            self.times.extend(t.values().iter().copied());
-            self.values.extend(v.values().iter().copied());
-        }
-        Ok(())
+            self.times.extend_from_slice(t);
+            self.values.extend_from_slice(v);
+            Ok(())
+        })
     }
 
     fn state(&mut self) -> Result<Vec<ScalarValue>> {
