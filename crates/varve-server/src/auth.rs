@@ -60,13 +60,21 @@ pub struct TokenEntry {
     /// When the token was made (RFC 3339, UTC).
     pub created: String,
     sha256: [u8; 32],
+    /// The token's SCRAM-SHA-256 keys, for PostgreSQL logins (`scram`); `None` in entries made
+    /// before Varve 0.1 had them (such tokens work over HTTP only).
+    pub(crate) scram: Option<crate::scram::ScramKeys>,
 }
 
 impl TokenEntry {
     /// The entry's line in a token file (without the newline).
     pub fn line(&self) -> String {
+        let scram = self
+            .scram
+            .as_ref()
+            .map(|k| format!(" scram={}:{}", hex(&k.stored_key), hex(&k.server_key)))
+            .unwrap_or_default();
         format!(
-            "id={} scope={} namespace={} created={} sha256={}",
+            "id={} scope={} namespace={} created={} sha256={}{scram}",
             self.id,
             self.scope.as_str(),
             self.namespace.as_deref().unwrap_or("*"),
@@ -79,6 +87,7 @@ impl TokenEntry {
     /// are skipped (a later version may add some).
     fn parse(line: &str) -> Result<TokenEntry, String> {
         let (mut scope, mut namespace, mut created, mut sha) = (None, None, String::new(), None);
+        let mut scram = None;
         for field in line.split_whitespace() {
             let Some((key, value)) = field.split_once('=') else {
                 return Err(format!(
@@ -90,6 +99,14 @@ impl TokenEntry {
                 "namespace" => namespace = (value != "*").then(|| value.to_string()),
                 "created" => created = value.to_string(),
                 "sha256" => sha = Some(unhex(value).ok_or_else(|| format!("sha256={value}: not 64 hex digits"))?),
+                "scram" => {
+                    let bad = || format!("scram={value}: not two groups of 64 hex digits joined by ':'");
+                    let (stored, server) = value.split_once(':').ok_or_else(bad)?;
+                    scram = Some(crate::scram::ScramKeys {
+                        stored_key: unhex(stored).ok_or_else(bad)?,
+                        server_key: unhex(server).ok_or_else(bad)?,
+                    });
+                }
                 _ => {}
             }
         }
@@ -100,6 +117,7 @@ impl TokenEntry {
             namespace,
             created,
             sha256,
+            scram,
         })
     }
 }
@@ -152,8 +170,13 @@ impl Tokens {
         &self.0
     }
 
+    /// The entries that have SCRAM keys (PostgreSQL logins).
+    pub(crate) fn scram_entries(&self) -> impl Iterator<Item = (&TokenEntry, &crate::scram::ScramKeys)> {
+        self.0.iter().filter_map(|e| e.scram.as_ref().map(|k| (e, k)))
+    }
+
     /// The entry of `token`, if it is one of these.
-    fn find(&self, token: &str) -> Option<&TokenEntry> {
+    pub(crate) fn find(&self, token: &str) -> Option<&TokenEntry> {
         let hash: [u8; 32] = Sha256::digest(token.as_bytes()).into();
         self.0.iter().find(|e| e.sha256 == hash)
     }
@@ -178,6 +201,7 @@ pub fn new_token(scope: Scope, namespace: Option<&str>) -> Result<(String, Token
         namespace: namespace.map(str::to_string),
         created: chrono::Utc::now().format("%Y-%m-%dT%H:%M:%SZ").to_string(),
         sha256,
+        scram: Some(crate::scram::ScramKeys::of_token(&token)),
     };
     Ok((token, entry))
 }
@@ -242,7 +266,7 @@ fn write_private(path: &Path, text: &str) -> std::io::Result<()> {
     std::fs::rename(&tmp, path)
 }
 
-fn hex(bytes: &[u8]) -> String {
+pub(crate) fn hex(bytes: &[u8]) -> String {
     let mut s = String::with_capacity(bytes.len() * 2);
     for b in bytes {
         let _ = write!(s, "{b:02x}");
@@ -299,6 +323,92 @@ pub(crate) fn grant(tokens: Option<&Tokens>, anonymous_read: bool, header: Optio
             token: false,
         },
     }
+}
+
+impl Grant {
+    /// The grant of a token's entry.
+    pub(crate) fn of(entry: &TokenEntry) -> Grant {
+        Grant {
+            scope: Some(entry.scope),
+            namespace: entry.namespace.clone(),
+            token: true,
+        }
+    }
+
+    /// Whether this grant may run statement `sql`: a read grant runs only statements that read
+    /// ([`reads_only`]); a grant scoped to a namespace names only that namespace's tables (as
+    /// `varve::referenced_tables` finds them) and runs no statement that changes something
+    /// without naming a table (schema statements, `SET`).
+    pub(crate) fn check_statement(&self, sql: &str) -> Result<(), Refusal> {
+        let reads = reads_only(sql);
+        match self.scope {
+            Some(Scope::Write) => {}
+            Some(Scope::Read) if reads => {}
+            Some(Scope::Read) if self.token => {
+                return Err(Refusal::Forbidden(
+                    "this token may only read (scope read): this statement changes data".into(),
+                ))
+            }
+            _ => {
+                return Err(Refusal::NeedsToken(
+                    "this statement changes data and needs a token with scope write".into(),
+                ))
+            }
+        }
+        if let Some(ns) = &self.namespace {
+            let tables = varve::referenced_tables(sql).map_err(Refusal::Invalid)?;
+            if let Some(t) = tables.iter().find(|t| t.namespace != *ns) {
+                return Err(Refusal::Forbidden(format!(
+                    "this token is scoped to namespace {ns}: it cannot use table {t}"
+                )));
+            }
+            if tables.is_empty() && !reads {
+                return Err(Refusal::Forbidden(format!(
+                    "this token is scoped to namespace {ns}: it cannot run statements that name no table (schema statements, SET)"
+                )));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Why a grant may not run a statement ([`Grant::check_statement`]).
+#[derive(Debug)]
+pub(crate) enum Refusal {
+    /// The statement does not parse.
+    Invalid(varve::Error),
+    /// The statement needs a token (or a better one) that the request did not present.
+    NeedsToken(String),
+    /// The request's token does not allow it.
+    Forbidden(String),
+}
+
+/// Whether the statement `sql` only reads: its first keyword (after `EXPLAIN` and `VERBOSE`,
+/// but not `EXPLAIN ANALYZE`, which runs the statement) is `SELECT`, `WITH`, `VALUES`, `SHOW`,
+/// `DESCRIBE` or `EXPLAIN`, by DataFusion's SQL tokenizer (comments and parentheses skipped).
+/// Conservative: text it cannot classify counts as a write.
+pub(crate) fn reads_only(sql: &str) -> bool {
+    use datafusion::sql::sqlparser::dialect::GenericDialect;
+    use datafusion::sql::sqlparser::tokenizer::{Token, Tokenizer};
+    let Ok(tokens) = Tokenizer::new(&GenericDialect {}, sql).tokenize() else {
+        return false;
+    };
+    let mut words = tokens.iter().filter_map(|t| match t {
+        Token::Whitespace(_) | Token::LParen => None,
+        Token::Word(w) if w.quote_style.is_none() => Some(w.value.to_ascii_uppercase()),
+        _ => Some(String::new()),
+    });
+    let mut first = words.next().unwrap_or_default();
+    if first == "EXPLAIN" {
+        first = words.next().unwrap_or_default();
+        if first == "ANALYZE" {
+            return false;
+        }
+        if first == "VERBOSE" {
+            first = words.next().unwrap_or_default();
+        }
+    }
+    matches!(first.as_str(), "SELECT" | "WITH" | "VALUES" | "SHOW" | "DESCRIBE")
 }
 
 #[cfg(test)]
@@ -362,5 +472,30 @@ mod tests {
         assert!(std::fs::read_to_string(&path)
             .unwrap()
             .starts_with("# Varve token file"));
+    }
+
+    #[test]
+    fn statements_that_only_read() {
+        for s in [
+            "SELECT 1",
+            "  with x as (select 1) select * from x",
+            "explain select 1",
+            "EXPLAIN VERBOSE SELECT 1",
+            "SHOW TABLES",
+            "-- a note\n/* and */ select 2",
+            "(SELECT 1)",
+        ] {
+            assert!(reads_only(s), "{s}");
+        }
+        for s in [
+            "INSERT INTO t VALUES (1)",
+            "DELETE FROM t",
+            "EXPLAIN ANALYZE INSERT INTO t VALUES (1)",
+            "CREATE TABLE t (a int)",
+            "\"select\" 1",
+            "",
+        ] {
+            assert!(!reads_only(s), "{s}");
+        }
     }
 }

@@ -6,13 +6,15 @@ use std::time::Duration;
 use crate::auth::Tokens;
 use crate::ServerError;
 
-/// Settings of one server process. `Default` listens on 127.0.0.1:8086 with no tokens (every
+/// Settings of one server process. `Default` listens on 127.0.0.1:8086 (HTTP only) with no tokens (every
 /// client may read and write: right for a loopback address only), 16 queries in flight, a 5 min
 /// query timeout, no memory or row limit, a 10 s shutdown grace period and 64 MiB write bodies.
 #[derive(Debug, Clone)]
 pub struct ServerConfig {
     /// The HTTP listen address (port 0: any free port).
     pub http: SocketAddr,
+    /// The PostgreSQL listen address; `None`: no PostgreSQL listener.
+    pub pg: Option<SocketAddr>,
     /// Bearer tokens; `None`: no authentication.
     pub tokens: Option<Tokens>,
     /// With tokens: whether a request without one may read (SQL that changes nothing, table
@@ -40,6 +42,7 @@ impl Default for ServerConfig {
     fn default() -> Self {
         ServerConfig {
             http: SocketAddr::from(([127, 0, 0, 1], 8086)),
+            pg: None,
             tokens: None,
             allow_anonymous_read: false,
             max_in_flight: 16,

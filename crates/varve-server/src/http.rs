@@ -24,21 +24,21 @@ use serde::Deserialize;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use varve::{ErrorKind, Lake, QueryOptions};
 
-use crate::auth::{self, Grant, Scope};
+use crate::auth::{self, Grant, Refusal, Scope};
 use crate::metrics::Metrics;
 use crate::results::{Encoder, Format};
 use crate::ServerConfig;
 
 /// What every handler shares.
 #[derive(Debug, Clone)]
-pub(crate) struct AppState(Arc<Inner>);
+pub(crate) struct AppState(pub(crate) Arc<Inner>);
 
 #[derive(Debug)]
-struct Inner {
-    lake: Arc<Lake>,
-    config: ServerConfig,
-    slots: Arc<Semaphore>,
-    metrics: Metrics,
+pub(crate) struct Inner {
+    pub(crate) lake: Arc<Lake>,
+    pub(crate) config: ServerConfig,
+    pub(crate) slots: Arc<Semaphore>,
+    pub(crate) metrics: Metrics,
 }
 
 impl AppState {
@@ -50,6 +50,21 @@ impl AppState {
             slots,
             metrics: Metrics::new(),
         }))
+    }
+}
+
+impl AppState {
+    /// Waits for one of the `max_in_flight` slots that queries and writes of both protocols
+    /// share; after `queue_timeout`, the error says the server is busy.
+    pub(crate) async fn slot(&self) -> Result<OwnedSemaphorePermit, String> {
+        let wait = self.0.config.queue_timeout;
+        match tokio::time::timeout(wait, self.0.slots.clone().acquire_owned()).await {
+            Ok(Ok(p)) => Ok(p),
+            _ => Err(format!(
+                "the server is busy: {} requests are running and none finished within {:?}",
+                self.0.config.max_in_flight, wait
+            )),
+        }
     }
 }
 
@@ -158,18 +173,10 @@ fn check_namespace(grant: &Grant, table: &varve::TableIdent) -> Result<(), ApiEr
 
 /// Waits for a request slot (`max_in_flight`), or 503 after `queue_timeout`.
 async fn slot(state: &AppState) -> Result<OwnedSemaphorePermit, ApiError> {
-    let wait = state.0.config.queue_timeout;
-    match tokio::time::timeout(wait, state.0.slots.clone().acquire_owned()).await {
-        Ok(Ok(p)) => Ok(p),
-        _ => Err(ApiError::new(
-            StatusCode::SERVICE_UNAVAILABLE,
-            "busy",
-            format!(
-                "the server is busy: {} requests are running and none finished within {:?}",
-                state.0.config.max_in_flight, wait
-            ),
-        )),
-    }
+    state
+        .slot()
+        .await
+        .map_err(|m| ApiError::new(StatusCode::SERVICE_UNAVAILABLE, "busy", m))
 }
 
 /// Counts the request and answers.
@@ -265,23 +272,11 @@ async fn run_sql(
         (None, None) => Format::Json,
     };
     let sql = statement(headers, &body)?;
-    let reads = reads_only(&sql);
-    if grant.scope == Some(Scope::Read) && !reads {
-        check_access(state, headers, Scope::Write)?;
-    }
-    if let Some(ns) = &grant.namespace {
-        let tables = varve::referenced_tables(&sql)?;
-        for t in &tables {
-            check_namespace(&grant, t)?;
-        }
-        if tables.is_empty() && !reads {
-            return Err(ApiError::new(
-                StatusCode::FORBIDDEN,
-                "forbidden",
-                format!("this token is scoped to namespace {ns}: it cannot run statements that name no table (schema statements, SET)"),
-            ));
-        }
-    }
+    grant.check_statement(&sql).map_err(|r| match r {
+        Refusal::Invalid(e) => ApiError::from(e),
+        Refusal::NeedsToken(m) => ApiError::new(StatusCode::UNAUTHORIZED, "unauthorized", m),
+        Refusal::Forbidden(m) => ApiError::new(StatusCode::FORBIDDEN, "forbidden", m),
+    })?;
     let permit = slot(state).await?;
     let cfg = &state.0.config;
     let deadline = cfg.query_timeout.map(|t| tokio::time::Instant::now() + t);
@@ -382,34 +377,6 @@ fn statement(headers: &HeaderMap, body: &[u8]) -> Result<String, ApiError> {
     }
 }
 
-/// Whether the statement `sql` only reads: its first keyword (after `EXPLAIN` and `VERBOSE`,
-/// but not `EXPLAIN ANALYZE`, which runs the statement) is `SELECT`, `WITH`, `VALUES`, `SHOW`,
-/// `DESCRIBE` or `EXPLAIN`, by DataFusion's SQL tokenizer (comments and parentheses skipped).
-/// Conservative: text it cannot classify counts as a write.
-fn reads_only(sql: &str) -> bool {
-    use datafusion::sql::sqlparser::dialect::GenericDialect;
-    use datafusion::sql::sqlparser::tokenizer::{Token, Tokenizer};
-    let Ok(tokens) = Tokenizer::new(&GenericDialect {}, sql).tokenize() else {
-        return false;
-    };
-    let mut words = tokens.iter().filter_map(|t| match t {
-        Token::Whitespace(_) | Token::LParen => None,
-        Token::Word(w) if w.quote_style.is_none() => Some(w.value.to_ascii_uppercase()),
-        _ => Some(String::new()),
-    });
-    let mut first = words.next().unwrap_or_default();
-    if first == "EXPLAIN" {
-        first = words.next().unwrap_or_default();
-        if first == "ANALYZE" {
-            return false;
-        }
-        if first == "VERBOSE" {
-            first = words.next().unwrap_or_default();
-        }
-    }
-    matches!(first.as_str(), "SELECT" | "WITH" | "VALUES" | "SHOW" | "DESCRIBE")
-}
-
 /// The state of a streamed result body.
 struct Feed {
     state: AppState,
@@ -505,36 +472,6 @@ impl Feed {
 impl Drop for Feed {
     fn drop(&mut self) {
         self.done();
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::reads_only;
-
-    #[test]
-    fn statements_that_only_read() {
-        for s in [
-            "SELECT 1",
-            "  with x as (select 1) select * from x",
-            "explain select 1",
-            "EXPLAIN VERBOSE SELECT 1",
-            "SHOW TABLES",
-            "-- a note\n/* and */ select 2",
-            "(SELECT 1)",
-        ] {
-            assert!(reads_only(s), "{s}");
-        }
-        for s in [
-            "INSERT INTO t VALUES (1)",
-            "DELETE FROM t",
-            "EXPLAIN ANALYZE INSERT INTO t VALUES (1)",
-            "CREATE TABLE t (a int)",
-            "\"select\" 1",
-            "",
-        ] {
-            assert!(!reads_only(s), "{s}");
-        }
     }
 }
 

@@ -1,10 +1,13 @@
-//! Varve's query server, started by `varve serve`: SQL over HTTP for many clients from one
-//! stateless process over a lake (a local directory or a bucket that other processes write too).
+//! Varve's query server, started by `varve serve`: SQL over HTTP and the PostgreSQL wire protocol
+//! for many clients from one stateless process over a lake (a local directory or a bucket that
+//! other processes write too).
 //!
 //! | module | owns |
 //! |---|---|
 //! | `config` | [`ServerConfig`]: listen address, tokens, limits |
 //! | `auth` | bearer tokens and the token file of their hashes: who may read, write, and in which namespace |
+//! | `pg` | the PostgreSQL wire protocol: logins, the simple and extended query protocols, `pg_catalog` |
+//! | `scram` | SCRAM-SHA-256 with tokens as passwords (PostgreSQL logins) |
 //! | `http` | the routes: `POST /v1/sql`, `GET /v1/tables`, `GET /v1/tables/{name}`, `GET /health`, `GET /metrics` |
 //! | `results` | a query's batches as a streamed body: JSON, NDJSON, CSV, Arrow IPC stream, Parquet |
 //! | `write` | writes in InfluxDB line protocol (`/v1/write`, `/api/v2/write`): parsing, tables made and evolved |
@@ -27,7 +30,9 @@ mod auth;
 mod config;
 mod http;
 mod metrics;
+mod pg;
 mod results;
+mod scram;
 mod write;
 
 use std::future::{Future, IntoFuture};
@@ -62,11 +67,13 @@ pub enum ServerError {
 pub struct Server {
     state: http::AppState,
     http: tokio::net::TcpListener,
+    pg: Option<pg::PgServer>,
     grace: std::time::Duration,
 }
 
 impl Server {
-    /// Binds the HTTP listener of `config` over `lake`.
+    /// Binds the HTTP listener of `config` over `lake`, and the PostgreSQL one when
+    /// `config.pg` is set.
     ///
     /// Errors: [`ServerError::Bind`] when the address cannot be bound; [`ServerError::Config`] for
     /// invalid limits.
@@ -78,12 +85,31 @@ impl Server {
                 addr: config.http,
                 source,
             })?;
+        let pg_listener = match config.pg {
+            Some(addr) => Some(
+                tokio::net::TcpListener::bind(addr)
+                    .await
+                    .map_err(|source| ServerError::Bind { addr, source })?,
+            ),
+            None => None,
+        };
         let grace = config.shutdown_grace;
+        let state = http::AppState::new(Arc::new(lake), config);
+        let pg = match pg_listener {
+            Some(l) => Some(pg::PgServer::new(l, state.clone()).map_err(ServerError::Config)?),
+            None => None,
+        };
         Ok(Server {
-            state: http::AppState::new(Arc::new(lake), config),
+            state,
             http,
+            pg,
             grace,
         })
+    }
+
+    /// The address the PostgreSQL listener is bound to, when there is one.
+    pub fn pg_addr(&self) -> Option<SocketAddr> {
+        self.pg.as_ref().and_then(|p| p.addr().ok())
     }
 
     /// The address the HTTP listener is bound to.
@@ -108,16 +134,21 @@ impl Server {
             let _ = stop_tx.send(true);
         });
         let grace = self.grace;
+        let pg = self.pg.map(|p| tokio::spawn(p.run(stop_rx.clone(), grace)));
         let deadline = async move {
             let _ = stopped.wait_for(|s| *s).await;
             tokio::time::sleep(grace).await;
         };
-        tokio::select! {
+        let r = tokio::select! {
             r = serve.into_future() => r.map_err(ServerError::Io),
             _ = deadline => {
                 tracing::warn!("requests still running after the shutdown grace period were cancelled");
                 Ok(())
             }
+        };
+        if let Some(pg) = pg {
+            let _ = pg.await;
         }
+        r
     }
 }

@@ -26,6 +26,13 @@ pub(crate) struct Metrics {
     pub(crate) in_flight: Gauge,
     pub(crate) rows_written: Counter,
     pub(crate) write_seconds: Histogram,
+    pub(crate) pg_statements: Family<OutcomeLabels, Counter>,
+    pub(crate) pg_connections: Gauge,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub(crate) struct OutcomeLabels {
+    pub(crate) outcome: String,
 }
 
 impl Metrics {
@@ -55,8 +62,18 @@ impl Metrics {
             "Time to append a write's rows and commit, seconds",
             write_seconds.clone(),
         );
+        let pg_statements = Family::<OutcomeLabels, Counter>::default();
+        registry.register(
+            "pg_statements",
+            "Statements run over the PostgreSQL protocol, by outcome (ok, error)",
+            pg_statements.clone(),
+        );
+        let pg_connections = Gauge::default();
+        registry.register("pg_connections", "Open PostgreSQL connections", pg_connections.clone());
         Metrics {
             registry,
+            pg_statements,
+            pg_connections,
             requests,
             query_seconds,
             rows_sent,
@@ -68,6 +85,14 @@ impl Metrics {
     }
 
     /// Counts a committed write of `rows` that took `seconds`.
+    pub(crate) fn pg_statement(&self, outcome: &str) {
+        self.pg_statements
+            .get_or_create(&OutcomeLabels {
+                outcome: outcome.to_string(),
+            })
+            .inc();
+    }
+
     pub(crate) fn write(&self, rows: u64, seconds: f64) {
         self.rows_written.inc_by(rows);
         self.write_seconds.observe(seconds);

@@ -41,7 +41,13 @@ pub(crate) struct LakeCatalog {
     loaded: HashMap<TableIdent, LoadedTable>,
     /// The statement changes rows: tables are loaded as writers load them.
     writes: bool,
+    /// Schemas a front end adds beside the lake's namespaces (the PostgreSQL server's
+    /// `pg_catalog`): they shadow a namespace of the same name.
+    extra: ExtraSchemas,
 }
+
+/// Schemas added to every statement's catalog by name ([`crate::Session::register_schema`]).
+pub(crate) type ExtraSchemas = Arc<std::sync::RwLock<HashMap<String, Arc<dyn SchemaProvider>>>>;
 
 impl LakeCatalog {
     /// The catalog for statement `sql`: the tables it names loaded in parallel, and the lake
@@ -49,8 +55,11 @@ impl LakeCatalog {
     ///
     /// Errors: storage errors of the listing. A table that fails to load is left for planning,
     /// which loads it again and reports the error.
-    pub(crate) async fn for_statement(env: QueryEnv, sql: &str) -> crate::Result<LakeCatalog> {
-        let named = crate::query::references::referenced_tables(sql).ok();
+    pub(crate) async fn for_statement(env: QueryEnv, sql: &str, extra: ExtraSchemas) -> crate::Result<LakeCatalog> {
+        let extra_names: Vec<String> = extra.read().map(|m| m.keys().cloned().collect()).unwrap_or_default();
+        let named = crate::query::references::referenced_tables(sql)
+            .ok()
+            .map(|tables| tables.into_iter().filter(|t| !extra_names.contains(&t.namespace)).collect::<Vec<_>>());
         let listed = match &named {
             Some(tables) if !tables.iter().any(|t| t.namespace == INFORMATION_SCHEMA) => None,
             _ => Some(lake_catalog::list_layout(&env.storage).await?),
@@ -78,6 +87,7 @@ impl LakeCatalog {
             listed,
             loaded,
             writes,
+            extra,
         })
     }
 }
@@ -93,12 +103,18 @@ impl CatalogProvider for LakeCatalog {
             names.extend(namespaces.iter().cloned());
         }
         names.push(DEFAULT_NAMESPACE.to_string());
+        if let Ok(extra) = self.extra.read() {
+            names.extend(extra.keys().cloned());
+        }
         names.sort();
         names.dedup();
         names
     }
 
     fn schema(&self, name: &str) -> Option<Arc<dyn SchemaProvider>> {
+        if let Some(extra) = self.extra.read().ok().and_then(|m| m.get(name).cloned()) {
+            return Some(extra);
+        }
         let loaded: HashMap<String, LoadedTable> = self
             .loaded
             .iter()

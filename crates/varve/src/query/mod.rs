@@ -7,7 +7,7 @@
 //! it, naming the object in every read error (`store`), the Parquet reader with the lake's footer
 //! cache (`footers`), SQL DDL (`ddl`: CREATE/DROP TABLE and
 //! SCHEMA, ALTER TABLE), the rewrite that answers newest-row queries from the last-value index
-//! (`newest`), the rule that reads a top-k sort's files in order (`file_order`), the context the lake's sessions share (`context`), and the session that runs a
+//! (`newest`), the rule that reads a top-k sort's files in order (`file_order`), the context the lake's sessions share (`context`), readable result column names (`names`), and the session that runs a
 //! statement (`session`). It must not write metadata except through `commit`.
 
 pub(crate) mod asof;
@@ -18,6 +18,7 @@ pub(crate) mod file_order;
 pub(crate) mod footers;
 pub(crate) mod functions;
 pub(crate) mod gapfill;
+pub(crate) mod names;
 pub(crate) mod newest;
 pub(crate) mod provider;
 pub(crate) mod references;

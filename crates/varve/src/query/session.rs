@@ -15,7 +15,7 @@ use futures::StreamExt;
 use crate::catalog::MetadataCache;
 use crate::error::{Error, ErrorKind, Result};
 use crate::lake::QueryResult;
-use crate::query::catalog::{LakeCatalog, CATALOG};
+use crate::query::catalog::{ExtraSchemas, LakeCatalog, CATALOG};
 use crate::query::context::QueryContext;
 use crate::query::provider::{QueryEnv, ScanNote};
 use crate::query::{asof, ddl, functions, gapfill, time_travel};
@@ -31,6 +31,15 @@ pub(crate) struct Prepared {
     storage: Storage,
     /// What rollup routing did, for `EXPLAIN`.
     routes: Vec<String>,
+}
+
+/// What a statement takes and answers ([`Session::describe`]).
+#[derive(Debug, Clone)]
+pub struct Described {
+    /// The type of each placeholder, `$1` first; `None` where the statement leaves it open.
+    pub params: Vec<Option<arrow::datatypes::DataType>>,
+    /// The result's columns; `None` for a statement that runs when planned (DDL).
+    pub schema: Option<SchemaRef>,
 }
 
 /// Limits on one query.
@@ -205,6 +214,7 @@ pub struct Session {
     scans: Arc<Mutex<Vec<ScanNote>>>,
     deletes: Arc<Mutex<Vec<crate::maintain::delete::DeleteReport>>>,
     limits: QueryOptions,
+    extra: ExtraSchemas,
 }
 
 impl std::fmt::Debug for Session {
@@ -236,7 +246,24 @@ impl Session {
             scans: Arc::new(Mutex::new(Vec::new())),
             deletes: Arc::new(Mutex::new(Vec::new())),
             limits,
+            extra: ExtraSchemas::default(),
         })
+    }
+
+    /// Adds schema `name` to the catalog every later statement of this session sees, beside the
+    /// lake's namespaces (and in place of a namespace of that name): how a front end adds tables
+    /// that are not the lake's, such as the PostgreSQL server's `pg_catalog`.
+    pub fn register_schema(&self, name: &str, schema: Arc<dyn datafusion::catalog::SchemaProvider>) {
+        if let Ok(mut m) = self.extra.write() {
+            m.insert(name.to_string(), schema);
+        }
+    }
+
+    /// The session's DataFusion context, for a front end to register functions and planners in
+    /// (the PostgreSQL server's `pg_catalog` functions). Its catalog is replaced for each
+    /// statement: add schemas with [`Session::register_schema`].
+    pub fn context(&self) -> &SessionContext {
+        &self.ctx
     }
 
     /// Runs one SQL statement and collects its result, within the session's limits.
@@ -269,10 +296,30 @@ impl Session {
     /// [`crate::ErrorKind::Timeout`] and [`crate::ErrorKind::LimitExceeded`] as external
     /// DataFusion errors (`crate::Error::from` turns them back).
     pub async fn sql_stream(&self, sql: &str) -> Result<(SchemaRef, SendableRecordBatchStream)> {
+        self.sql_stream_with(sql, None).await
+    }
+
+    /// [`Session::sql_stream`] for a statement with placeholders `$1`, `$2`, ..., run with
+    /// `params` in their place (a list: its first value for `$1`); `None` for a statement without
+    /// any.
+    ///
+    /// Errors: as [`Session::sql`]; [`crate::ErrorKind::InvalidInput`] when the values do not
+    /// match the placeholders in number or type.
+    pub async fn sql_stream_with(
+        &self,
+        sql: &str,
+        params: Option<datafusion::common::ParamValues>,
+    ) -> Result<(SchemaRef, SendableRecordBatchStream)> {
         let limits = self.limits;
         let started = tokio::time::Instant::now();
         let plan = async {
-            let prepared = self.prepare(sql).await?;
+            let mut prepared = self.prepare(sql).await?;
+            if let Some(values) = params {
+                prepared.df = prepared
+                    .df
+                    .with_param_values(values)
+                    .map_err(|e| Error::invalid(format!("parameters: {e}")))?;
+            }
             let schema = prepared.schema();
             Ok::<_, Error>((schema, prepared.stream().await?))
         };
@@ -286,6 +333,49 @@ impl Session {
             return Ok((schema, stream));
         }
         Ok((schema.clone(), limited(schema, stream, limits, started)))
+    }
+
+    /// What statement `sql` takes and answers, without running it (for a client's prepared
+    /// statements): the types of its placeholders `$1`, `$2`, ... (index 0 is `$1`; `None` where
+    /// the statement does not fix one) and its result's columns. A statement that changes the
+    /// lake's tables when planned (`CREATE`, `DROP`, `ALTER`, the rollup statements but `SHOW
+    /// ROLLUPS`) is not planned: it takes no placeholders and its columns are `None`.
+    ///
+    /// Errors: as [`Session::sql`]'s planning.
+    pub async fn describe(&self, sql: &str) -> Result<Described> {
+        let text = time_travel::rewrite(sql)?;
+        let text = text.as_deref().unwrap_or(sql);
+        let runs_when_planned = match crate::rollup::definition::parse(text)? {
+            Some(crate::rollup::definition::RollupStatement::Show { .. }) => false,
+            Some(_) => true,
+            None => ddl::parse(text)?.is_some(),
+        };
+        if runs_when_planned {
+            return Ok(Described {
+                params: vec![],
+                schema: None,
+            });
+        }
+        let prepared = Box::pin(self.prepare(sql)).await?;
+        let types = prepared.df.logical_plan().get_parameter_types()?;
+        let mut params: Vec<Option<arrow::datatypes::DataType>> = Vec::new();
+        for (name, ty) in types {
+            let n: usize = name
+                .trim_start_matches('$')
+                .parse()
+                .map_err(|_| Error::invalid(format!("placeholder {name}: use $1, $2, ...")))?;
+            if n == 0 {
+                return Err(Error::invalid("placeholder $0: they count from $1"));
+            }
+            if params.len() < n {
+                params.resize(n, None);
+            }
+            params[n - 1] = ty;
+        }
+        Ok(Described {
+            params,
+            schema: Some(prepared.schema()),
+        })
     }
 
     /// Plans `sql` (after the time-travel rewrite) against the lake's tables as they are now.
@@ -308,7 +398,7 @@ impl Session {
             top_k: super::references::has_top_k(text),
         };
         self.ctx
-            .register_catalog(CATALOG, Arc::new(LakeCatalog::for_statement(env, sql).await?));
+            .register_catalog(CATALOG, Arc::new(LakeCatalog::for_statement(env, sql, self.extra.clone()).await?));
         check_depth(text)?;
         let (scans, deletes) = (self.scans.clone(), self.deletes.clone());
         if let Some(statement) = crate::rollup::definition::parse(text)? {
@@ -350,7 +440,7 @@ impl Session {
                 return Err(plain.unwrap_or_else(|| e.into()));
             }
         };
-        let df = short_column_names(df)?;
+        let df = super::names::short_column_names(df)?;
         Ok(Prepared {
             df,
             scans,
@@ -388,7 +478,7 @@ impl Session {
             top_k: false,
         };
         self.ctx
-            .register_catalog(CATALOG, Arc::new(LakeCatalog::for_statement(env, sql).await?));
+            .register_catalog(CATALOG, Arc::new(LakeCatalog::for_statement(env, sql, self.extra.clone()).await?));
         Ok(self.ctx.state().create_logical_plan(sql).await?)
     }
 
@@ -543,89 +633,6 @@ fn rollup_routing(state: &datafusion::execution::session_state::SessionState) ->
             crate::rollup::route::SETTING
         ))),
     }
-}
-
-/// Longest column name a result keeps as DataFusion made it; longer names of unaliased
-/// expressions are shortened ([`short_column_names`]).
-const MAX_COLUMN_NAME: usize = 32;
-
-/// A query's result with readable names for unaliased expressions: table qualifiers DataFusion
-/// adds are dropped (`min(health.cgm.glucose)` becomes `min(glucose)`), and a name that is still
-/// long or shows a literal's internals (`time_bucket(IntervalMonthDayNano("IntervalMonthDayNano {
-/// months: 0, days: 1, nanoseconds: 0 }"), ts)`) becomes its function's name (`time_bucket`), with
-/// `_2`, `_3` when two would be the same. Aliases and plain columns are kept; only a query's
-/// result is renamed, not `EXPLAIN`, DML or DDL.
-fn short_column_names(df: datafusion::dataframe::DataFrame) -> Result<datafusion::dataframe::DataFrame> {
-    use datafusion::prelude::Expr;
-    if matches!(
-        df.logical_plan(),
-        LogicalPlan::Explain(_)
-            | LogicalPlan::Analyze(_)
-            | LogicalPlan::Dml(_)
-            | LogicalPlan::Ddl(_)
-            | LogicalPlan::Statement(_)
-            | LogicalPlan::Copy(_)
-            | LogicalPlan::DescribeTable(_)
-    ) {
-        return Ok(df);
-    }
-    use datafusion::common::tree_node::{TreeNode, TreeNodeRecursion};
-    let fields: Vec<(Option<datafusion::common::TableReference>, String)> = df
-        .schema()
-        .iter()
-        .map(|(q, f)| (q.cloned(), f.name().clone()))
-        .collect();
-    // The tables the query scans, as DataFusion qualifies their columns inside expression names
-    // (`min(health.cgm.glucose)`).
-    let mut tables: Vec<String> = Vec::new();
-    df.logical_plan().apply(|p| {
-        match p {
-            LogicalPlan::TableScan(scan) => tables.push(format!("{}.", scan.table_name)),
-            // A rollup answering a query stands under the table's name (`rollup::route`).
-            LogicalPlan::SubqueryAlias(a) => tables.push(format!("{}.", a.alias)),
-            _ => {}
-        }
-        Ok(TreeNodeRecursion::Continue)
-    })?;
-    let unqualified = |n: &str| {
-        let mut n = n.to_string();
-        for t in &tables {
-            n = n.replace(t.as_str(), "");
-        }
-        n
-    };
-    let noisy = |n: &str| n.len() > MAX_COLUMN_NAME || n.contains("IntervalMonthDayNano");
-    let renamed = |n: &str| n.contains('(') && (noisy(n) || unqualified(n) != n);
-    if !fields.iter().any(|(_, n)| renamed(n)) {
-        return Ok(df);
-    }
-    let mut taken: Vec<String> = fields
-        .iter()
-        .filter(|(_, n)| !renamed(n))
-        .map(|(_, n)| n.clone())
-        .collect();
-    let mut exprs: Vec<Expr> = Vec::with_capacity(fields.len());
-    for (q, name) in &fields {
-        let column = Expr::Column(datafusion::common::Column::new(q.clone(), name.clone()));
-        if !renamed(name) {
-            exprs.push(column);
-            continue;
-        }
-        let plain = unqualified(name);
-        let short = match plain.split_once('(') {
-            Some((f, _)) if noisy(&plain) && !f.is_empty() => f.trim().to_string(),
-            _ => plain,
-        };
-        let mut candidate = short.clone();
-        let mut k = 2;
-        while taken.contains(&candidate) {
-            candidate = format!("{short}_{k}");
-            k += 1;
-        }
-        taken.push(candidate.clone());
-        exprs.push(column.alias(candidate));
-    }
-    Ok(df.select(exprs)?)
 }
 
 impl Prepared {
