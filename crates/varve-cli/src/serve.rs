@@ -54,10 +54,11 @@ pub(crate) async fn run(lake: Lake, args: ServeArgs) -> varve::Result<()> {
         .map_err(|e| invalid(format!("--query-timeout {}: {}", args.query_timeout, e.message())))?;
     let pg = match args.pg.as_str() {
         "off" => None,
-        addr => Some(
-            addr.parse::<SocketAddr>()
-                .map_err(|e| invalid(format!("--pg {addr}: {e} (use ADDR:PORT, such as 127.0.0.1:5432, or off)")))?,
-        ),
+        addr => Some(addr.parse::<SocketAddr>().map_err(|e| {
+            invalid(format!(
+                "--pg {addr}: {e} (use ADDR:PORT, such as 127.0.0.1:5432, or off)"
+            ))
+        })?),
     };
     let config = ServerConfig {
         http: args.http,

@@ -357,7 +357,11 @@ impl Grant {
         }
         if let Some(ns) = &self.namespace {
             let tables = varve::referenced_tables(sql).map_err(Refusal::Invalid)?;
-            if let Some(t) = tables.iter().find(|t| t.namespace != *ns) {
+            // `pg_catalog` lists only the login's namespace (PostgreSQL connections).
+            if let Some(t) = tables
+                .iter()
+                .find(|t| t.namespace != *ns && t.namespace != "pg_catalog")
+            {
                 return Err(Refusal::Forbidden(format!(
                     "this token is scoped to namespace {ns}: it cannot use table {t}"
                 )));

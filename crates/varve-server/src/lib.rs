@@ -99,12 +99,7 @@ impl Server {
             Some(l) => Some(pg::PgServer::new(l, state.clone()).map_err(ServerError::Config)?),
             None => None,
         };
-        Ok(Server {
-            state,
-            http,
-            pg,
-            grace,
-        })
+        Ok(Server { state, http, pg, grace })
     }
 
     /// The address the PostgreSQL listener is bound to, when there is one.

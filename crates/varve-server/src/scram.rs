@@ -41,7 +41,13 @@ impl ScramKeys {
     pub(crate) fn of_token(token: &str) -> ScramKeys {
         let mut salted = [0u8; 32];
         let iterations = std::num::NonZeroU32::new(ITERATIONS).expect("4096 is not zero");
-        pbkdf2::derive(pbkdf2::PBKDF2_HMAC_SHA256, iterations, SALT, token.as_bytes(), &mut salted);
+        pbkdf2::derive(
+            pbkdf2::PBKDF2_HMAC_SHA256,
+            iterations,
+            SALT,
+            token.as_bytes(),
+            &mut salted,
+        );
         let client_key = mac(&salted, b"Client Key");
         ScramKeys {
             stored_key: sha256(&client_key),
@@ -118,7 +124,11 @@ impl Exchange {
     /// SCRAM keys; returns the token it proves and the server-final message (`v=signature`).
     ///
     /// Errors: a malformed message, a wrong nonce or binding, or a proof no token matches.
-    pub(crate) fn finish<'t>(&self, client_final: &[u8], tokens: &'t Tokens) -> Result<(&'t TokenEntry, String), String> {
+    pub(crate) fn finish<'t>(
+        &self,
+        client_final: &[u8],
+        tokens: &'t Tokens,
+    ) -> Result<(&'t TokenEntry, String), String> {
         let text = std::str::from_utf8(client_final).map_err(|_| "the SCRAM message is not UTF-8".to_string())?;
         let (without_proof, proof) = text
             .rsplit_once(",p=")

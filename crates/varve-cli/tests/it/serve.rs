@@ -1,5 +1,5 @@
-//! `varve serve` as a real process: it prints where it listens, answers HTTP, and stops cleanly on
-//! SIGTERM.
+//! `varve serve` as a real process: it prints where it listens, answers HTTP and PostgreSQL (psql),
+//! and stops cleanly on SIGTERM.
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
@@ -38,13 +38,13 @@ fn serve_answers_sql_and_stops_on_sigterm() {
     ]);
 
     let mut child = Command::new(env!("CARGO_BIN_EXE_varve"))
-        .args(["--lake", lake, "serve", "--http", "127.0.0.1:0"])
+        .args(["--lake", lake, "serve", "--http", "127.0.0.1:0", "--pg", "127.0.0.1:0"])
         .env_remove("VARVE_LAKE")
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
     let mut stderr = BufReader::new(child.stderr.take().unwrap());
-    let mut addr = None;
+    let (mut addr, mut pg) = (None, None);
     let mut printed = String::new();
     for _ in 0..10 {
         let mut line = String::new();
@@ -54,10 +54,25 @@ fn serve_answers_sql_and_stops_on_sigterm() {
         printed.push_str(&line);
         if let Some(rest) = line.split("HTTP on http://").nth(1) {
             addr = rest.split_whitespace().next().map(str::to_string);
+        }
+        if let Some(rest) = line.split("PostgreSQL on ").nth(1) {
+            pg = rest.split_whitespace().next().map(str::to_string);
             break;
         }
     }
     let addr = addr.unwrap_or_else(|| panic!("no listen address in: {printed}"));
+    let pg = pg.unwrap_or_else(|| panic!("no PostgreSQL address in: {printed}"));
+    let port = pg.rsplit(':').next().unwrap();
+
+    // The same answer over the PostgreSQL protocol (no token file: any password).
+    let out = Command::new("psql")
+        .arg(format!("host=127.0.0.1 port={port} dbname=varve user=varve"))
+        .args(["-X", "-A", "-t", "-F", ",", "-c", "SELECT host, v FROM m ORDER BY ts"])
+        .env("PGPASSWORD", "any")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "a,1.5\nb,2.5\n");
 
     let health = http(&addr, "GET /health HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n");
     assert!(health.starts_with("HTTP/1.1 200"), "{health}");

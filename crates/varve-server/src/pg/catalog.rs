@@ -208,12 +208,7 @@ impl CatalogInfo for LakeInfo {
         }
     }
 
-    async fn table_type(
-        &self,
-        catalog: &str,
-        schema: &str,
-        table: &str,
-    ) -> Result<Option<TableType>, DataFusionError> {
+    async fn table_type(&self, catalog: &str, schema: &str, table: &str) -> Result<Option<TableType>, DataFusionError> {
         Ok(self
             .table_schema(catalog, schema, table)
             .await?
@@ -257,10 +252,8 @@ fn current_setting_udf() -> ScalarUDF {
             ColumnarValue::Array(a) => {
                 let names = datafusion::arrow::compute::cast(a, &DataType::Utf8)?;
                 let names = datafusion::common::cast::as_string_array(&names)?;
-                let values: datafusion::arrow::array::StringArray = names
-                    .iter()
-                    .map(|n| n.and_then(parameter_default))
-                    .collect();
+                let values: datafusion::arrow::array::StringArray =
+                    names.iter().map(|n| n.and_then(parameter_default)).collect();
                 Ok(ColumnarValue::Array(Arc::new(values)))
             }
         }),

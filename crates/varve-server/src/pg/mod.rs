@@ -6,10 +6,14 @@
 //! |---|---|
 //! | `startup` | the login (SCRAM-SHA-256 with a token as the password), reported parameters, cancel keys |
 //! | `query` | statements by the simple and extended protocols: classification, parameters, results |
+//! | `cancel` | cancel requests: a connection's running statement ends with 57014 |
+//! | `copy` | `COPY ... FROM STDIN` in CSV (psql's `\copy`) |
 //! | `catalog` | `pg_catalog`, PostgreSQL's functions, catalog-query rewriting, run-time parameters |
 //! | `error` | Varve's errors as SQLSTATE codes |
 
+mod cancel;
 mod catalog;
+mod copy;
 mod error;
 mod query;
 mod startup;
@@ -18,9 +22,10 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use pgwire::api::auth::StartupHandler;
-use pgwire::api::cancel::{CancelHandler, DefaultCancelHandler};
+use pgwire::api::cancel::CancelHandler;
+use pgwire::api::copy::CopyHandler;
 use pgwire::api::query::{ExtendedQueryHandler, SimpleQueryHandler};
-use pgwire::api::{ConnectionManager, PgWireServerHandlers, RandomPidSecretKeyGenerator};
+use pgwire::api::{PgWireServerHandlers, RandomPidSecretKeyGenerator};
 use tokio::net::TcpListener;
 use tokio::task::JoinSet;
 use varve::QueryOptions;
@@ -34,7 +39,7 @@ pub(crate) struct PgServer {
     listener: TcpListener,
     app: AppState,
     shared: Arc<catalog::Shared>,
-    cancels: Arc<ConnectionManager>,
+    cancels: Arc<cancel::Cancels>,
     keys: Arc<RandomPidSecretKeyGenerator>,
 }
 
@@ -43,7 +48,7 @@ struct Handlers {
     conn: Arc<query::PgConn>,
     extended: Arc<query::Extended>,
     startup: Arc<startup::Startup>,
-    cancel: Arc<DefaultCancelHandler>,
+    cancel: Arc<cancel::Cancels>,
 }
 
 impl PgWireServerHandlers for Handlers {
@@ -57,6 +62,10 @@ impl PgWireServerHandlers for Handlers {
 
     fn startup_handler(&self) -> Arc<impl StartupHandler> {
         self.startup.clone()
+    }
+
+    fn copy_handler(&self) -> Arc<impl CopyHandler> {
+        self.conn.clone()
     }
 
     fn cancel_handler(&self) -> Arc<impl CancelHandler> {
@@ -73,7 +82,7 @@ impl PgServer {
             listener,
             app,
             shared: Arc::new(catalog::Shared::new()?),
-            cancels: Arc::new(ConnectionManager::new()),
+            cancels: Arc::new(cancel::Cancels::default()),
             keys: Arc::new(RandomPidSecretKeyGenerator::default()),
         })
     }
@@ -100,11 +109,17 @@ impl PgServer {
                 namespace: None,
                 token: false,
             }),
+            copy: Mutex::new(None),
+            cancel: tokio::sync::watch::channel(0).0,
         });
         Ok(Handlers {
             extended: Arc::new(query::Extended(conn.clone())),
-            startup: Arc::new(startup::Startup::new(conn.clone(), self.cancels.clone(), self.keys.clone())),
-            cancel: Arc::new(DefaultCancelHandler::new(self.cancels.clone())),
+            startup: Arc::new(startup::Startup::new(
+                conn.clone(),
+                self.cancels.clone(),
+                self.keys.clone(),
+            )),
+            cancel: self.cancels.clone(),
             conn,
         })
     }

@@ -27,6 +27,7 @@ use pgwire::messages::startup::ParameterStatus;
 use pgwire::messages::PgWireBackendMessage;
 use pgwire::types::format::FormatOptions;
 
+use super::cancel::{cancellable, or_cancel};
 use super::catalog::{self, Shared};
 use super::error::{refusal, sql_error, user_error};
 use crate::auth::Grant;
@@ -38,6 +39,10 @@ pub(crate) struct PgConn {
     pub(crate) shared: Arc<Shared>,
     pub(crate) session: varve::Session,
     pub(crate) grant: Mutex<Grant>,
+    /// A `COPY ... FROM STDIN` under way.
+    pub(crate) copy: Mutex<Option<super::copy::PendingCopy>>,
+    /// Counts cancel requests; a statement ends when it changes (`cancel`).
+    pub(crate) cancel: tokio::sync::watch::Sender<u64>,
 }
 
 impl std::fmt::Debug for PgConn {
@@ -67,6 +72,8 @@ pub(crate) enum Kind {
     Show(String),
     /// Accepted and answered with its tag only (`DISCARD ALL`, `RESET x`, `DEALLOCATE`).
     Ignored(String),
+    /// `COPY ... FROM STDIN`.
+    Copy,
 }
 
 /// The words of `sql` (upper-cased unquoted words, quoted names and strings as they are; other
@@ -102,6 +109,7 @@ pub(crate) fn classify(sql: &str) -> Kind {
         "ROLLBACK" | "ABORT" => Kind::Rollback,
         "DISCARD" | "RESET" | "DEALLOCATE" | "CLOSE" | "UNLISTEN" => Kind::Ignored(word(0).to_string()),
         "SET" => classify_set(&w[1..]),
+        "COPY" => Kind::Copy,
         "SHOW" => {
             let name: Vec<&str> = w[1..].iter().map(|(s, _)| s.as_str()).collect();
             match name.as_slice() {
@@ -169,7 +177,11 @@ pub(crate) struct PgStatement {
 impl PgConn {
     /// Checks that the login may run `sql`.
     fn check(&self, sql: &str) -> PgWireResult<()> {
-        let grant = self.grant.lock().map(|g| g.clone()).unwrap_or_else(|p| p.into_inner().clone());
+        let grant = self
+            .grant
+            .lock()
+            .map(|g| g.clone())
+            .unwrap_or_else(|p| p.into_inner().clone());
         grant.check_statement(sql).map_err(refusal)
     }
 
@@ -194,6 +206,7 @@ impl PgConn {
             Kind::Commit => Ok(Response::TransactionEnd(Tag::new("COMMIT"))),
             Kind::Rollback => Ok(Response::TransactionEnd(Tag::new("ROLLBACK"))),
             Kind::Ignored(tag) => Ok(Response::Execution(Tag::new(tag))),
+            Kind::Copy => self.start_copy(&stmt.sql).await,
             Kind::Set { name, value } => {
                 client.metadata_mut().insert(name.clone(), value.clone());
                 if catalog::is_reported(name) {
@@ -214,7 +227,10 @@ impl PgConn {
                     .map(|(_, v)| v.clone())
                     .or_else(|| catalog::parameter_default(name).map(str::to_string))
                     .ok_or_else(|| {
-                        user_error("42704", format!("unrecognized configuration parameter \"{}\"", name.to_lowercase()))
+                        user_error(
+                            "42704",
+                            format!("unrecognized configuration parameter \"{}\"", name.to_lowercase()),
+                        )
                     })?;
                 let schema = Arc::new(Schema::new(vec![Field::new(name.to_lowercase(), DataType::Utf8, true)]));
                 let batch = RecordBatch::try_new(
@@ -223,16 +239,22 @@ impl PgConn {
                 )
                 .map_err(|e| user_error("XX000", e.to_string()))?;
                 let options = Arc::new(FormatOptions::from_client_metadata(client.metadata()));
-                Ok(Response::Query(rows_response(&schema, batches_stream(schema.clone(), vec![batch]), format, options, None)?))
+                Ok(Response::Query(rows_response(
+                    &schema,
+                    batches_stream(schema.clone(), vec![batch]),
+                    format,
+                    options,
+                    None,
+                )?))
             }
             Kind::Rows => {
                 self.check(&stmt.sql)?;
                 let permit = self.app.slot().await.map_err(|m| user_error("53300", m))?;
-                let (schema, stream) = self
-                    .session
-                    .sql_stream_with(&stmt.sql, params)
+                let watch = self.cancel.subscribe();
+                let (schema, stream) = or_cancel(watch.clone(), self.session.sql_stream_with(&stmt.sql, params))
                     .await
                     .map_err(sql_error)?;
+                let stream = cancellable(stream, watch);
                 let stream = match collect {
                     true => {
                         let batches: Vec<RecordBatch> = stream
@@ -247,16 +269,22 @@ impl PgConn {
                 };
                 self.app.0.metrics.pg_statement("ok");
                 let options = Arc::new(FormatOptions::from_client_metadata(client.metadata()));
-                Ok(Response::Query(rows_response(&schema, stream, format, options, Some(permit))?))
+                Ok(Response::Query(rows_response(
+                    &schema,
+                    stream,
+                    format,
+                    options,
+                    Some(permit),
+                )?))
             }
             Kind::Command(tag) => {
                 self.check(&stmt.sql)?;
                 let _permit = self.app.slot().await.map_err(|m| user_error("53300", m))?;
-                let (_, stream) = self
-                    .session
-                    .sql_stream_with(&stmt.sql, params)
+                let watch = self.cancel.subscribe();
+                let (_, stream) = or_cancel(watch.clone(), self.session.sql_stream_with(&stmt.sql, params))
                     .await
                     .map_err(sql_error)?;
+                let stream = cancellable(stream, watch);
                 let batches: Vec<RecordBatch> = stream
                     .collect::<Vec<_>>()
                     .await
@@ -293,7 +321,11 @@ impl PgConn {
             }
             Kind::Show(name) => (
                 vec![],
-                Some(Arc::new(Schema::new(vec![Field::new(name.to_lowercase(), DataType::Utf8, true)]))),
+                Some(Arc::new(Schema::new(vec![Field::new(
+                    name.to_lowercase(),
+                    DataType::Utf8,
+                    true,
+                )]))),
             ),
             _ => (vec![], None),
         };
@@ -331,7 +363,11 @@ fn rows_response(
     options: Arc<FormatOptions>,
     permit: Option<tokio::sync::OwnedSemaphorePermit>,
 ) -> PgWireResult<QueryResponse> {
-    let fields = Arc::new(arrow_pg::datatypes::arrow_schema_to_pg_fields(schema, format, Some(options))?);
+    let fields = Arc::new(arrow_pg::datatypes::arrow_schema_to_pg_fields(
+        schema,
+        format,
+        Some(options),
+    )?);
     let row_fields = fields.clone();
     let rows = stream
         .map(move |batch| {
@@ -425,7 +461,12 @@ impl ExtendedQueryHandler for Extended {
         self.0.clone()
     }
 
-    async fn do_query<C>(&self, client: &mut C, portal: &Portal<PgStatement>, _max_rows: usize) -> PgWireResult<Response>
+    async fn do_query<C>(
+        &self,
+        client: &mut C,
+        portal: &Portal<PgStatement>,
+        _max_rows: usize,
+    ) -> PgWireResult<Response>
     where
         C: ClientInfo + ClientPortalStore + Sink<PgWireBackendMessage> + Unpin + Send + Sync,
         C::PortalStore: PortalStore<Statement = PgStatement>,

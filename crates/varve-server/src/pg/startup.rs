@@ -13,10 +13,7 @@ use pgwire::api::auth::{
     finish_authentication, protocol_negotiation, save_startup_parameters_to_metadata, ServerParameterProvider,
     StartupHandler,
 };
-use pgwire::api::{
-    ClientInfo, ConnectionManager, PgWireConnectionState, PidSecretKeyGenerator, METADATA_APPLICATION_NAME,
-    METADATA_USER,
-};
+use pgwire::api::{ClientInfo, PgWireConnectionState, PidSecretKeyGenerator, METADATA_APPLICATION_NAME, METADATA_USER};
 use pgwire::error::{ErrorInfo, PgWireError, PgWireResult};
 use pgwire::messages::startup::Authentication;
 use pgwire::messages::{PgWireBackendMessage, PgWireFrontendMessage};
@@ -43,7 +40,7 @@ enum Step {
 /// One connection's login.
 pub(crate) struct Startup {
     pub(crate) conn: Arc<PgConn>,
-    pub(crate) cancels: Arc<ConnectionManager>,
+    pub(crate) cancels: Arc<super::cancel::Cancels>,
     pub(crate) keys: Arc<dyn PidSecretKeyGenerator>,
     step: tokio::sync::Mutex<Step>,
 }
@@ -51,7 +48,7 @@ pub(crate) struct Startup {
 impl Startup {
     pub(crate) fn new(
         conn: Arc<PgConn>,
-        cancels: Arc<ConnectionManager>,
+        cancels: Arc<super::cancel::Cancels>,
         keys: Arc<dyn PidSecretKeyGenerator>,
     ) -> Startup {
         Startup {
@@ -78,9 +75,8 @@ impl Startup {
             .install(&self.conn.session, self.conn.app.0.lake.clone(), namespace);
         let (pid, secret) = self.keys.generate(client);
         client.set_pid_and_secret_key(pid, secret.clone());
-        let (handle, guard) = self.cancels.register(pid, secret);
-        client.session_extensions().insert(handle);
-        client.session_extensions().insert(guard);
+        let registered = self.cancels.register(pid, &secret, &self.conn);
+        client.session_extensions().insert(registered);
         finish_authentication(client, &Parameters).await
     }
 }

@@ -46,6 +46,8 @@ pub(crate) async fn lake(dir: &std::path::Path) -> Lake {
 /// A running server; dropping the sender stops it.
 pub(crate) struct Running {
     pub(crate) base: String,
+    /// The PostgreSQL port.
+    pub(crate) pg_port: u16,
     stop: Option<tokio::sync::oneshot::Sender<()>>,
     task: tokio::task::JoinHandle<Result<(), varve_server::ServerError>>,
 }
@@ -53,16 +55,19 @@ pub(crate) struct Running {
 pub(crate) async fn start(lake: Lake, config: ServerConfig) -> Running {
     let config = ServerConfig {
         http: "127.0.0.1:0".parse().unwrap(),
+        pg: Some("127.0.0.1:0".parse().unwrap()),
         ..config
     };
     let server = Server::bind(lake, config).await.unwrap();
     let base = format!("http://{}", server.http_addr());
+    let pg_port = server.pg_addr().unwrap().port();
     let (tx, rx) = tokio::sync::oneshot::channel::<()>();
     let task = tokio::spawn(server.run(async move {
         let _ = rx.await;
     }));
     Running {
         base,
+        pg_port,
         stop: Some(tx),
         task,
     }

@@ -57,9 +57,12 @@ impl LakeCatalog {
     /// which loads it again and reports the error.
     pub(crate) async fn for_statement(env: QueryEnv, sql: &str, extra: ExtraSchemas) -> crate::Result<LakeCatalog> {
         let extra_names: Vec<String> = extra.read().map(|m| m.keys().cloned().collect()).unwrap_or_default();
-        let named = crate::query::references::referenced_tables(sql)
-            .ok()
-            .map(|tables| tables.into_iter().filter(|t| !extra_names.contains(&t.namespace)).collect::<Vec<_>>());
+        let named = crate::query::references::referenced_tables(sql).ok().map(|tables| {
+            tables
+                .into_iter()
+                .filter(|t| !extra_names.contains(&t.namespace))
+                .collect::<Vec<_>>()
+        });
         let listed = match &named {
             Some(tables) if !tables.iter().any(|t| t.namespace == INFORMATION_SCHEMA) => None,
             _ => Some(lake_catalog::list_layout(&env.storage).await?),

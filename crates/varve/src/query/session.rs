@@ -397,8 +397,10 @@ impl Session {
             deletes: self.deletes.clone(),
             top_k: super::references::has_top_k(text),
         };
-        self.ctx
-            .register_catalog(CATALOG, Arc::new(LakeCatalog::for_statement(env, sql, self.extra.clone()).await?));
+        self.ctx.register_catalog(
+            CATALOG,
+            Arc::new(LakeCatalog::for_statement(env, sql, self.extra.clone()).await?),
+        );
         check_depth(text)?;
         let (scans, deletes) = (self.scans.clone(), self.deletes.clone());
         if let Some(statement) = crate::rollup::definition::parse(text)? {
@@ -477,8 +479,10 @@ impl Session {
             deletes: self.deletes.clone(),
             top_k: false,
         };
-        self.ctx
-            .register_catalog(CATALOG, Arc::new(LakeCatalog::for_statement(env, sql, self.extra.clone()).await?));
+        self.ctx.register_catalog(
+            CATALOG,
+            Arc::new(LakeCatalog::for_statement(env, sql, self.extra.clone()).await?),
+        );
         Ok(self.ctx.state().create_logical_plan(sql).await?)
     }
 
