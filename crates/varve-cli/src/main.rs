@@ -112,7 +112,8 @@ enum Command {
         #[arg(long, short = 'y')]
         yes: bool,
     },
-    /// Serve the lake: SQL over HTTP (JSON, CSV, NDJSON, Arrow IPC, Parquet), with tokens and
+    /// Serve the lake: SQL over HTTP (JSON, CSV, NDJSON, Arrow IPC, Parquet) and the PostgreSQL
+    /// wire protocol, writes (line protocol, CSV, NDJSON, Arrow, Parquet, COPY), with tokens and
     /// limits, until SIGINT or SIGTERM.
     Serve(serve::ServeArgs),
     /// Manage the tokens of a token file (`serve --token-file`): add, ls, revoke.
@@ -250,7 +251,7 @@ pub(crate) fn parse_storage_options(opts: &[String]) -> varve::Result<HashMap<St
 }
 
 async fn run(cli: Cli) -> varve::Result<()> {
-    let options = parse_storage_options(&cli.storage_options)?;
+    let mut options = parse_storage_options(&cli.storage_options)?;
     if let Command::Demo {
         dir,
         lake,
@@ -267,7 +268,22 @@ async fn run(cli: Cli) -> varve::Result<()> {
     if let Command::Token(args) = cli.command {
         return token::run(args, cli.lake.is_some() || !cli.storage_options.is_empty());
     }
-    let url = cli.lake.clone().unwrap_or_else(varve::default_lake_url);
+    // `varve serve --config FILE` may name the lake and its storage options.
+    let serve_file = match &cli.command {
+        Command::Serve(args) => match &args.config {
+            Some(path) => serve::read_config(path)?,
+            None => serve::ServeFile::default(),
+        },
+        _ => serve::ServeFile::default(),
+    };
+    for (k, v) in &serve_file.storage {
+        options.entry(k.clone()).or_insert_with(|| v.clone());
+    }
+    let url = cli
+        .lake
+        .clone()
+        .or_else(|| serve_file.lake.clone())
+        .unwrap_or_else(varve::default_lake_url);
     let writes = matches!(cli.command, Command::Import(_) | Command::Create(_));
     if !writes && !url.contains(':') && !std::path::Path::new(&url).is_dir() {
         return Err(varve::Error::not_found(format!(
@@ -320,7 +336,7 @@ async fn run(cli: Cli) -> varve::Result<()> {
             output::print_info(&lake, &table, format, out.output.as_deref()).await
         }
         Command::Maintain(args) => maintain::run(&lake, args).await,
-        Command::Serve(args) => serve::run(lake, args).await,
+        Command::Serve(args) => serve::run(lake, args, serve_file).await,
         Command::Token(args) => token::run(args, true),
         Command::Alter(args) => maintain::alter(&lake, args).await,
         Command::Rollup(args) => rollup::run(&lake, args).await,

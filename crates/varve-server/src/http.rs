@@ -271,7 +271,7 @@ async fn run_sql(
         (None, Some(accept)) => Format::from_accept(accept).unwrap_or(Format::Json),
         (None, None) => Format::Json,
     };
-    let sql = statement(headers, &body)?;
+    let (sql, params) = statement(headers, &body)?;
     grant.check_statement(&sql).map_err(|r| match r {
         Refusal::Invalid(e) => ApiError::from(e),
         Refusal::NeedsToken(m) => ApiError::new(StatusCode::UNAUTHORIZED, "unauthorized", m),
@@ -298,7 +298,14 @@ async fn run_sql(
     let session = state.0.lake.session(limits)?;
     // Planning and the first batch happen before the status is sent, so that their errors get one.
     let first = async {
-        let (schema, mut stream) = session.sql_stream(&sql).await?;
+        let params = match params.is_empty() {
+            true => None,
+            false => {
+                let described = session.describe(&sql).await?;
+                Some(crate::params::from_json(&params, &described.params).map_err(varve::Error::invalid)?)
+            }
+        };
+        let (schema, mut stream) = session.sql_stream_with(&sql, params).await?;
         let first = stream.next().await.transpose().map_err(varve::Error::from)?;
         Ok::<_, varve::Error>((schema, stream, first))
     };
@@ -343,28 +350,27 @@ async fn run_sql(
     Ok(([(header::CONTENT_TYPE, format.content_type())], body).into_response())
 }
 
-/// The statement of a `/v1/sql` body: JSON `{"sql": ...}` when the content type says JSON, else
-/// the body as UTF-8 text.
-fn statement(headers: &HeaderMap, body: &[u8]) -> Result<String, ApiError> {
+/// The statement of a `/v1/sql` body and its parameters: JSON `{"sql": ..., "params": [...]}` when
+/// the content type says JSON, else the body as UTF-8 text (no parameters).
+fn statement(headers: &HeaderMap, body: &[u8]) -> Result<(String, Vec<serde_json::Value>), ApiError> {
     let bad = |m: String| ApiError::new(StatusCode::BAD_REQUEST, "invalid_input", m);
     let json = headers
         .get(header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
         .is_some_and(|c| c.trim_start().to_ascii_lowercase().starts_with("application/json"));
-    let sql = match json {
+    let (sql, params) = match json {
         true => {
-            let b: SqlBody = serde_json::from_slice(body)
-                .map_err(|e| bad(format!("the JSON body must be {{\"sql\": \"...\"}}: {e}")))?;
-            if !b.params.is_empty() {
-                return Err(ApiError::new(
-                    StatusCode::NOT_IMPLEMENTED,
-                    "unsupported",
-                    "query parameters (\"params\") are not supported yet: write the values into the SQL text",
-                ));
-            }
-            b.sql
+            let b: SqlBody = serde_json::from_slice(body).map_err(|e| {
+                bad(format!(
+                    "the JSON body must be {{\"sql\": \"...\", \"params\": [...]}}: {e}"
+                ))
+            })?;
+            (b.sql, b.params)
         }
-        false => String::from_utf8(body.to_vec()).map_err(|e| bad(format!("the body is not UTF-8 text: {e}")))?,
+        false => (
+            String::from_utf8(body.to_vec()).map_err(|e| bad(format!("the body is not UTF-8 text: {e}")))?,
+            vec![],
+        ),
     };
     let (mut statements, rest) = varve::split_statements(&sql).map_err(|e| bad(e.to_string()))?;
     if !rest.trim().is_empty() {
@@ -372,7 +378,7 @@ fn statement(headers: &HeaderMap, body: &[u8]) -> Result<String, ApiError> {
     }
     match statements.len() {
         0 => Err(bad("no SQL statement in the body".into())),
-        1 => Ok(statements.remove(0)),
+        1 => Ok((statements.remove(0), params)),
         n => Err(bad(format!("one SQL statement per request, got {n}"))),
     }
 }
@@ -487,6 +493,12 @@ struct WriteQuery {
     precision: Option<String>,
     #[serde(default)]
     truncate_ns: bool,
+    /// `/v1/write`: the body's format (else the content type's).
+    format: Option<String>,
+    /// `/v1/write` of CSV, NDJSON or Parquet that creates the table: its time column.
+    time_column: Option<String>,
+    /// ... and its series key, comma-separated.
+    series_key: Option<String>,
 }
 
 /// The header that makes a retried write a no-op.
@@ -503,13 +515,42 @@ async fn run_write(
 ) -> Result<Vec<crate::write::Written>, ApiError> {
     let grant = check_access(state, headers, Scope::Write)?;
     let bad = |m: String| ApiError::new(StatusCode::BAD_REQUEST, "invalid_input", m);
-    if let Some(enc) = headers.get(header::CONTENT_ENCODING).and_then(|v| v.to_str().ok()) {
-        if !enc.eq_ignore_ascii_case("identity") {
-            return Err(ApiError::new(
-                StatusCode::UNSUPPORTED_MEDIA_TYPE,
-                "invalid_input",
-                format!("Content-Encoding {enc} is not taken yet: send the body uncompressed (Telegraf: content_encoding = \"identity\")"),
-            ));
+    let encoding = headers.get(header::CONTENT_ENCODING).and_then(|v| v.to_str().ok());
+    let body =
+        crate::bodies::decode(body, encoding, state.0.config.max_write_bytes).map_err(|(status, m)| match status {
+            413 => ApiError::new(StatusCode::PAYLOAD_TOO_LARGE, "limit_exceeded", m),
+            415 => ApiError::new(StatusCode::UNSUPPORTED_MEDIA_TYPE, "invalid_input", m),
+            _ => ApiError::new(StatusCode::BAD_REQUEST, "invalid_input", m),
+        })?;
+    let batch_id = headers.get(BATCH_ID).and_then(|v| v.to_str().ok());
+    if route == "/v1/write" {
+        let content_type = headers.get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok());
+        let format = crate::bodies::BodyFormat::of(q.format.as_deref(), content_type)
+            .map_err(|m| ApiError::new(StatusCode::UNSUPPORTED_MEDIA_TYPE, "invalid_input", m))?;
+        if format != crate::bodies::BodyFormat::LineProtocol {
+            let table = q
+                .table
+                .as_deref()
+                .ok_or_else(|| bad("/v1/write needs ?table=namespace.table".into()))?;
+            let ident = varve::TableIdent::parse(table)?;
+            check_namespace(&grant, &ident)?;
+            let _permit = slot(state).await?;
+            let started = Instant::now();
+            let written = crate::bodies::append(
+                &state.0.lake,
+                &ident,
+                format,
+                body,
+                batch_id,
+                q.time_column.as_deref(),
+                q.series_key.as_deref(),
+            )
+            .await?;
+            state
+                .0
+                .metrics
+                .write(written.rows as u64, started.elapsed().as_secs_f64());
+            return Ok(vec![written]);
         }
     }
     let unit = crate::write::precision(q.precision.as_deref()).map_err(bad)?;
@@ -543,7 +584,6 @@ async fn run_write(
         check_namespace(&grant, &ident)?;
     }
     let _permit = slot(state).await?;
-    let batch_id = headers.get(BATCH_ID).and_then(|v| v.to_str().ok());
     let rows = parsed.rows();
     let started = Instant::now();
     let written = crate::write::write(&state.0.lake, parsed, table_of, unit, q.truncate_ns, batch_id).await?;

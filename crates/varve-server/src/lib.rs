@@ -9,7 +9,9 @@
 //! | `pg` | the PostgreSQL wire protocol: logins, the simple and extended query protocols, `pg_catalog` |
 //! | `scram` | SCRAM-SHA-256 with tokens as passwords (PostgreSQL logins) |
 //! | `http` | the routes: `POST /v1/sql`, `GET /v1/tables`, `GET /v1/tables/{name}`, `GET /health`, `GET /metrics` |
+//! | `params` | `/v1/sql`'s JSON parameters as typed placeholder values |
 //! | `results` | a query's batches as a streamed body: JSON, NDJSON, CSV, Arrow IPC stream, Parquet |
+//! | `bodies` | `/v1/write` bodies in CSV, NDJSON, Arrow IPC and Parquet; gzip bodies |
 //! | `write` | writes in InfluxDB line protocol (`/v1/write`, `/api/v2/write`): parsing, tables made and evolved |
 //! | `metrics` | Prometheus counters and histograms (OpenMetrics text at `/metrics`) |
 //!
@@ -27,9 +29,11 @@
 #![warn(missing_docs, missing_debug_implementations)]
 
 mod auth;
+mod bodies;
 mod config;
 mod http;
 mod metrics;
+mod params;
 mod pg;
 mod results;
 mod scram;

@@ -37,8 +37,15 @@ fn serve_answers_sql_and_stops_on_sigterm() {
         "ts",
     ]);
 
+    // The lake and the PostgreSQL address from a config file, HTTP's from the command line.
+    let config = dir.path().join("varve.toml");
+    std::fs::write(
+        &config,
+        format!("lake = {lake:?}\nhttp = \"127.0.0.1:9\"\npg = \"127.0.0.1:0\"\n"),
+    )
+    .unwrap();
     let mut child = Command::new(env!("CARGO_BIN_EXE_varve"))
-        .args(["--lake", lake, "serve", "--http", "127.0.0.1:0", "--pg", "127.0.0.1:0"])
+        .args(["serve", "--config", config.to_str().unwrap(), "--http", "127.0.0.1:0"])
         .env_remove("VARVE_LAKE")
         .stderr(Stdio::piped())
         .spawn()
@@ -93,4 +100,19 @@ fn serve_answers_sql_and_stops_on_sigterm() {
     stderr.read_to_string(&mut rest).unwrap();
     assert!(status.success(), "exit {status:?}: {printed}{rest}");
     assert!(rest.contains("varve serve: stopped"), "{rest}");
+}
+
+#[test]
+fn serve_config_files_are_checked() {
+    let dir = tempfile::tempdir().unwrap();
+    let bad = dir.path().join("bad.toml");
+    std::fs::write(&bad, "htp = \"127.0.0.1:1\"\n").unwrap();
+    let err = crate::varve_err(&["serve", "--config", bad.to_str().unwrap()]);
+    assert!(err.contains("bad.toml") && err.contains("unknown field `htp`"), "{err}");
+    let worse = dir.path().join("worse.toml");
+    std::fs::write(&worse, "max-in-flight = \"many\"\n").unwrap();
+    let err = crate::varve_err(&["serve", "--config", worse.to_str().unwrap()]);
+    assert!(err.contains("worse.toml") && err.contains("max-in-flight"), "{err}");
+    let missing = crate::varve_err(&["serve", "--config", "/nonexistent/varve.toml"]);
+    assert!(missing.contains("/nonexistent/varve.toml"), "{missing}");
 }

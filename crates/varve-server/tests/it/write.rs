@@ -210,9 +210,179 @@ async fn line_protocol_writes_make_evolve_and_guard_tables() {
         .send()
         .await
         .unwrap();
-    assert_eq!(gz.status(), 415);
+    assert_eq!(gz.status(), 400, "a broken gzip body");
+    // Telegraf's default: gzip.
+    let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    std::io::Write::write_all(&mut enc, b"cpu,host=gz usage=4.5 1717200000000000000\n").unwrap();
+    let gz = http
+        .post(format!("{}/api/v2/write?bucket=ops", s.base))
+        .header("Authorization", format!("Token {}", secrets["w"]))
+        .header("Content-Encoding", "gzip")
+        .body(enc.finish().unwrap())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(gz.status(), 204, "{}", gz.text().await.unwrap());
+    let got = csv(
+        &http,
+        &s.base,
+        &secrets["r"],
+        "SELECT usage FROM ops.cpu WHERE host = 'gz'",
+    )
+    .await;
+    assert_eq!(got, "usage\n4.5\n");
+    let br = http
+        .post(format!("{}/api/v2/write?bucket=ops", s.base))
+        .header("Authorization", format!("Token {}", secrets["w"]))
+        .header("Content-Encoding", "br")
+        .body("x")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(br.status(), 415);
     let (status, _, message) = error_of(v2("w", "bucket=ops", "cpu,host=g time=1i 1").await.unwrap()).await;
     assert_eq!(status, 400);
     assert!(message.contains("time column"), "{message}");
+    s.stop().await;
+}
+
+/// POSTs `body` to `/v1/write?{query}` with `content_type`; (status, JSON answer).
+async fn post_body(base: &str, query: &str, content_type: &str, body: Vec<u8>) -> (u16, serde_json::Value) {
+    let r = reqwest::Client::new()
+        .post(format!("{base}/v1/write?{query}"))
+        .header("Content-Type", content_type)
+        .body(body)
+        .send()
+        .await
+        .unwrap();
+    let status = r.status().as_u16();
+    (status, r.json().await.unwrap_or(serde_json::Value::Null))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn csv_ndjson_arrow_and_parquet_bodies_and_sql_parameters() {
+    use std::sync::Arc;
+
+    use arrow::array::{Float64Array, RecordBatch, StringArray, TimestampMicrosecondArray};
+
+    let dir = tempfile::tempdir().unwrap();
+    let lake = lake(dir.path()).await;
+    let schema = lake.describe("m.cpu").await.unwrap().schema;
+    let s = start(lake, ServerConfig::default()).await;
+    let day = 4 * 86_400_000_000i64;
+    let batch = |host: &str, v: f64| {
+        RecordBatch::try_new(
+            schema.clone(),
+            vec![
+                Arc::new(TimestampMicrosecondArray::from(vec![day]).with_timezone("UTC")),
+                Arc::new(StringArray::from(vec![host])),
+                Arc::new(Float64Array::from(vec![v])),
+            ],
+        )
+        .unwrap()
+    };
+
+    let (st, j) = post_body(
+        &s.base,
+        "table=m.cpu",
+        "text/csv",
+        b"ts,host,v\n1970-01-05T00:00:00Z,csv,1.5\n".to_vec(),
+    )
+    .await;
+    assert_eq!((st, &j["tables"][0]["rows"]), (200, &serde_json::json!(1)), "{j}");
+    let (st, j) = post_body(
+        &s.base,
+        "table=m.cpu",
+        "application/x-ndjson",
+        b"{\"ts\":\"1970-01-05T00:00:00Z\",\"host\":\"ndjson\",\"v\":2.5}\n".to_vec(),
+    )
+    .await;
+    assert_eq!((st, &j["tables"][0]["rows"]), (200, &serde_json::json!(1)), "{j}");
+    let mut ipc = Vec::new();
+    let mut w = arrow::ipc::writer::StreamWriter::try_new(&mut ipc, &schema).unwrap();
+    w.write(&batch("arrow", 3.5)).unwrap();
+    w.finish().unwrap();
+    drop(w);
+    let (st, j) = post_body(&s.base, "table=m.cpu", "application/vnd.apache.arrow.stream", ipc).await;
+    assert_eq!((st, &j["tables"][0]["rows"]), (200, &serde_json::json!(1)), "{j}");
+    let mut pq = Vec::new();
+    let mut w = parquet::arrow::ArrowWriter::try_new(&mut pq, schema.clone(), None).unwrap();
+    w.write(&batch("parquet", 4.5)).unwrap();
+    w.close().unwrap();
+    let (st, j) = post_body(&s.base, "table=m.cpu&format=parquet", "application/octet-stream", pq).await;
+    assert_eq!((st, &j["tables"][0]["rows"]), (200, &serde_json::json!(1)), "{j}");
+    // A retry with the same batch id writes nothing.
+    let retry = reqwest::Client::new()
+        .post(format!("{}/v1/write?table=m.cpu", s.base))
+        .header("Content-Type", "text/csv")
+        .header("X-Varve-Batch-Id", "b1");
+    for expect in [false, true] {
+        let r = retry
+            .try_clone()
+            .unwrap()
+            .body("ts,host,v\n1970-01-05T00:00:00Z,batch,1\n")
+            .send()
+            .await
+            .unwrap();
+        let j: serde_json::Value = r.json().await.unwrap();
+        assert_eq!(j["tables"][0]["duplicate"], expect, "{j}");
+    }
+    // A table made by a CSV body, with its time column and series key.
+    let (st, j) = post_body(
+        &s.base,
+        "table=n.made&time_column=at&series_key=k",
+        "text/csv",
+        b"at,k,x\n2024-01-01T00:00:00Z,a,1\n".to_vec(),
+    )
+    .await;
+    assert_eq!(st, 200, "{j}");
+    // A bad value: 400 naming it, nothing written.
+    let (st, j) = post_body(
+        &s.base,
+        "table=m.cpu",
+        "text/csv",
+        b"ts,host,v\n1970-01-05T00:00:00Z,bad,abc\n".to_vec(),
+    )
+    .await;
+    assert_eq!(st, 400, "{j}");
+    assert!(j["error"].as_str().unwrap().contains("abc"), "{j}");
+    let (st, _) = post_body(&s.base, "table=m.cpu", "image/png", b"x".to_vec()).await;
+    assert_eq!(st, 415);
+
+    let got = csv(
+        &reqwest::Client::new(),
+        &s.base,
+        "",
+        "SELECT host, v FROM m.cpu WHERE ts >= TIMESTAMP '1970-01-05T00:00:00Z' ORDER BY host",
+    )
+    .await;
+    assert_eq!(got, "host,v\narrow,3.5\nbatch,1.0\ncsv,1.5\nndjson,2.5\nparquet,4.5\n");
+
+    // SQL parameters, typed by their placeholders; a value of another type is refused.
+    let sql = |body: serde_json::Value| {
+        reqwest::Client::new()
+            .post(format!("{}/v1/sql", s.base))
+            .json(&body)
+            .send()
+    };
+    let r = sql(serde_json::json!({
+        "sql": "SELECT count(*) AS n, max(v) AS top FROM m.cpu WHERE host = $1 AND ts >= $2",
+        "params": ["csv", "1970-01-05T00:00:00Z"]
+    }))
+    .await
+    .unwrap();
+    assert_eq!(r.status(), 200);
+    assert_eq!(
+        r.json::<serde_json::Value>().await.unwrap(),
+        serde_json::json!([{"n": 1, "top": 1.5}])
+    );
+    let r = sql(serde_json::json!({"sql": "SELECT count(*) FROM m.cpu WHERE ts >= $1", "params": ["soon"]}))
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 400);
+    let r = sql(serde_json::json!({"sql": "SELECT $1 + 1 AS x", "params": []}))
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 400);
     s.stop().await;
 }
