@@ -53,13 +53,37 @@ impl AppState {
     }
 }
 
+/// One of the `max_in_flight` slots, held while a statement or write runs (and counted in
+/// `varve_queries_in_flight`).
+#[derive(Debug)]
+pub(crate) struct Slot {
+    _permit: OwnedSemaphorePermit,
+    state: AppState,
+}
+
+impl Drop for Slot {
+    fn drop(&mut self) {
+        self.state.0.metrics.in_flight.dec();
+    }
+}
+
 impl AppState {
     /// Waits for one of the `max_in_flight` slots that queries and writes of both protocols
     /// share; after `queue_timeout`, the error says the server is busy.
-    pub(crate) async fn slot(&self) -> Result<OwnedSemaphorePermit, String> {
+    pub(crate) async fn slot(&self) -> Result<Slot, String> {
         let wait = self.0.config.queue_timeout;
-        match tokio::time::timeout(wait, self.0.slots.clone().acquire_owned()).await {
-            Ok(Ok(p)) => Ok(p),
+        let m = &self.0.metrics;
+        m.queued.inc();
+        let got = tokio::time::timeout(wait, self.0.slots.clone().acquire_owned()).await;
+        m.queued.dec();
+        match got {
+            Ok(Ok(p)) => {
+                m.in_flight.inc();
+                Ok(Slot {
+                    _permit: p,
+                    state: self.clone(),
+                })
+            }
             _ => Err(format!(
                 "the server is busy: {} requests are running and none finished within {:?}",
                 self.0.config.max_in_flight, wait
@@ -172,7 +196,7 @@ fn check_namespace(grant: &Grant, table: &varve::TableIdent) -> Result<(), ApiEr
 }
 
 /// Waits for a request slot (`max_in_flight`), or 503 after `queue_timeout`.
-async fn slot(state: &AppState) -> Result<OwnedSemaphorePermit, ApiError> {
+async fn slot(state: &AppState) -> Result<Slot, ApiError> {
     state
         .slot()
         .await
@@ -197,7 +221,7 @@ async fn metrics(State(state): State<AppState>, headers: HeaderMap) -> Response 
                 header::CONTENT_TYPE,
                 "application/openmetrics-text; version=1.0.0; charset=utf-8",
             )],
-            state.0.metrics.encode(),
+            state.0.metrics.encode(state.0.lake.cache_stats()),
         )
             .into_response()
     });
@@ -253,6 +277,12 @@ struct SqlBody {
 async fn sql(State(state): State<AppState>, headers: HeaderMap, Query(q): Query<SqlQuery>, body: Bytes) -> Response {
     let started = Instant::now();
     let r = run_sql(&state, &headers, q, body, started).await;
+    if let Err(e) = &r {
+        state
+            .0
+            .metrics
+            .query("http", started.elapsed().as_secs_f64(), Some(e.kind));
+    }
     answer(&state, "/v1/sql", r)
 }
 
@@ -344,8 +374,8 @@ async fn run_sql(
         _session: session,
         opening: Some(opening),
         finished: false,
+        error: None,
     };
-    state.0.metrics.in_flight.inc();
     let body = Body::from_stream(futures::stream::unfold(feed, Feed::next));
     Ok(([(header::CONTENT_TYPE, format.content_type())], body).into_response())
 }
@@ -394,10 +424,12 @@ struct Feed {
     deadline: Option<tokio::time::Instant>,
     started: Instant,
     opening: Option<Bytes>,
-    _permit: OwnedSemaphorePermit,
+    _permit: Slot,
     _session: varve::Session,
     /// Whether [`Feed::done`] has counted the query.
     finished: bool,
+    /// The error kind that cut the body off.
+    error: Option<&'static str>,
 }
 
 impl Feed {
@@ -411,7 +443,12 @@ impl Feed {
         let next = match self.deadline {
             Some(d) => match tokio::time::timeout_at(d, stream.next()).await {
                 Ok(n) => n,
-                Err(_) => return self.fail("the query ran past the server's query timeout and was cancelled".into()),
+                Err(_) => {
+                    return self.fail(
+                        "timeout",
+                        "the query ran past the server's query timeout and was cancelled".into(),
+                    )
+                }
             },
             None => stream.next().await,
         };
@@ -419,9 +456,10 @@ impl Feed {
             Some(Ok(batch)) => {
                 self.rows += batch.num_rows();
                 if let Some(max) = self.max_rows.filter(|m| self.rows > *m) {
-                    return self.fail(format!(
-                        "the result has more than {max} rows, the server's max-result-rows"
-                    ));
+                    return self.fail(
+                        "limit_exceeded",
+                        format!("the result has more than {max} rows, the server's max-result-rows"),
+                    );
                 }
                 self.state.0.metrics.rows_sent.inc_by(batch.num_rows() as u64);
                 let encoder = self.encoder.as_mut()?;
@@ -430,10 +468,13 @@ impl Feed {
                         self.count(b.len());
                         Some((Ok(b), self))
                     }
-                    Err(e) => self.fail(e.to_string()),
+                    Err(e) => self.fail("internal", e.to_string()),
                 }
             }
-            Some(Err(e)) => self.fail(varve::Error::from(e).to_string()),
+            Some(Err(e)) => {
+                let e = varve::Error::from(e);
+                self.fail(e.kind().code(), e.to_string())
+            }
             None => {
                 self.stream = None;
                 let encoder = self.encoder.take()?;
@@ -461,13 +502,15 @@ impl Feed {
             return;
         }
         let m = &self.state.0.metrics;
-        m.in_flight.dec();
-        m.query_seconds.observe(self.started.elapsed().as_secs_f64());
+        m.query("http", self.started.elapsed().as_secs_f64(), self.error);
+        let (read, total) = self._session.scans().totals();
+        m.scanned(read, total);
     }
 
     /// Ends the body with an error (the client sees a cut-off response, never a short result).
-    fn fail(mut self, message: String) -> Option<(Result<Bytes, std::io::Error>, Feed)> {
+    fn fail(mut self, kind: &'static str, message: String) -> Option<(Result<Bytes, std::io::Error>, Feed)> {
         tracing::warn!(error = %message, "a streamed SQL result failed");
+        self.error = Some(kind);
         self.stream = None;
         self.encoder = None;
         self.done();

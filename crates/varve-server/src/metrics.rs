@@ -1,5 +1,9 @@
 //! The server's Prometheus metrics, served at `GET /metrics` in the OpenMetrics text format:
-//! requests by route and status, query latency, rows and bytes sent, and requests in flight.
+//! queries by protocol and outcome with their latency, errors by kind, rows and bytes sent, data
+//! files scanned and pruned, the lake's block cache, queries in flight and queued, writes, HTTP
+//! requests by route and status, PostgreSQL connections.
+
+use std::sync::Mutex;
 
 use prometheus_client::encoding::EncodeLabelSet;
 use prometheus_client::metrics::counter::Counter;
@@ -8,91 +12,172 @@ use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::metrics::histogram::{exponential_buckets, Histogram};
 use prometheus_client::registry::Registry;
 
-/// Labels of a request counter.
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 pub(crate) struct RequestLabels {
     pub(crate) route: String,
     pub(crate) status: u16,
 }
 
-/// Every metric of one server.
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub(crate) struct QueryLabels {
+    /// `http` or `pg`.
+    pub(crate) protocol: String,
+    /// `ok` or `error`.
+    pub(crate) outcome: String,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub(crate) struct ErrorLabels {
+    pub(crate) protocol: String,
+    /// Varve's error kind code (`invalid_input`, `not_found`, `timeout`, ...).
+    pub(crate) kind: String,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub(crate) struct CacheLabels {
+    /// `memory_hit`, `disk_hit` or `miss`.
+    pub(crate) result: String,
+}
+
+fn latency() -> Histogram {
+    // 1 ms to about 65 s.
+    Histogram::new(exponential_buckets(0.001, 2.0, 17))
+}
+
 #[derive(Debug)]
 pub(crate) struct Metrics {
     registry: Registry,
     pub(crate) requests: Family<RequestLabels, Counter>,
-    pub(crate) query_seconds: Histogram,
+    queries: Family<QueryLabels, Histogram>,
+    errors: Family<ErrorLabels, Counter>,
     pub(crate) rows_sent: Counter,
     pub(crate) bytes_sent: Counter,
     pub(crate) in_flight: Gauge,
+    pub(crate) queued: Gauge,
+    files_scanned: Counter,
+    files_pruned: Counter,
+    cache: Family<CacheLabels, Counter>,
+    storage_bytes: Counter,
+    /// The lake's cache statistics at the last scrape, to count what came since.
+    cache_seen: Mutex<varve::CacheStats>,
     pub(crate) rows_written: Counter,
     pub(crate) write_seconds: Histogram,
-    pub(crate) pg_statements: Family<OutcomeLabels, Counter>,
     pub(crate) pg_connections: Gauge,
-}
-
-#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
-pub(crate) struct OutcomeLabels {
-    pub(crate) outcome: String,
 }
 
 impl Metrics {
     pub(crate) fn new() -> Metrics {
-        let mut registry = Registry::with_prefix("varve");
-        let requests = Family::<RequestLabels, Counter>::default();
-        // 1 ms to about 65 s.
-        let query_seconds = Histogram::new(exponential_buckets(0.001, 2.0, 17));
-        let (rows_sent, bytes_sent, in_flight) = (Counter::default(), Counter::default(), Gauge::default());
-        registry.register("http_requests", "HTTP requests by route and status", requests.clone());
-        registry.register(
+        let mut r = Registry::with_prefix("varve");
+        let m = Metrics {
+            registry: Registry::default(),
+            requests: Family::default(),
+            queries: Family::new_with_constructor(latency),
+            errors: Family::default(),
+            rows_sent: Counter::default(),
+            bytes_sent: Counter::default(),
+            in_flight: Gauge::default(),
+            queued: Gauge::default(),
+            files_scanned: Counter::default(),
+            files_pruned: Counter::default(),
+            cache: Family::default(),
+            storage_bytes: Counter::default(),
+            cache_seen: Mutex::new(varve::CacheStats::default()),
+            rows_written: Counter::default(),
+            write_seconds: latency(),
+            pg_connections: Gauge::default(),
+        };
+        r.register("http_requests", "HTTP requests by route and status", m.requests.clone());
+        r.register(
             "query_duration_seconds",
-            "Time from a SQL request to its last byte, seconds",
-            query_seconds.clone(),
+            "Time from a statement's arrival to its last row, seconds, by protocol (http, pg) and outcome (ok, error)",
+            m.queries.clone(),
         );
-        registry.register("result_rows", "Result rows sent", rows_sent.clone());
-        registry.register("result_bytes", "Result body bytes sent", bytes_sent.clone());
-        registry.register("requests_in_flight", "Requests being served", in_flight.clone());
-        let (rows_written, write_seconds) = (Counter::default(), Histogram::new(exponential_buckets(0.001, 2.0, 17)));
-        registry.register(
+        r.register(
+            "errors",
+            "Statements and writes that failed, by protocol and error kind",
+            m.errors.clone(),
+        );
+        r.register("result_rows", "Result rows sent", m.rows_sent.clone());
+        r.register("result_bytes", "Result body bytes sent (HTTP)", m.bytes_sent.clone());
+        r.register(
+            "queries_in_flight",
+            "Statements and writes running",
+            m.in_flight.clone(),
+        );
+        r.register(
+            "queries_queued",
+            "Statements and writes waiting for one of the max-in-flight slots",
+            m.queued.clone(),
+        );
+        r.register(
+            "data_files_scanned",
+            "Data files queries read (after pruning)",
+            m.files_scanned.clone(),
+        );
+        r.register(
+            "data_files_pruned",
+            "Data files queries skipped by partition and column bounds",
+            m.files_pruned.clone(),
+        );
+        r.register(
+            "cache_blocks",
+            "Blocks of data files the lake's block cache served from memory or disk, or fetched (object storage)",
+            m.cache.clone(),
+        );
+        r.register(
+            "storage_read_bytes",
+            "Bytes fetched from object storage through the block cache",
+            m.storage_bytes.clone(),
+        );
+        r.register(
             "written_rows",
-            "Rows written through /v1/write and /api/v2/write",
-            rows_written.clone(),
+            "Rows written (line protocol, bodies, COPY, INSERT over PostgreSQL excluded)",
+            m.rows_written.clone(),
         );
-        registry.register(
+        r.register(
             "write_duration_seconds",
             "Time to append a write's rows and commit, seconds",
-            write_seconds.clone(),
+            m.write_seconds.clone(),
         );
-        let pg_statements = Family::<OutcomeLabels, Counter>::default();
-        registry.register(
-            "pg_statements",
-            "Statements run over the PostgreSQL protocol, by outcome (ok, error)",
-            pg_statements.clone(),
+        r.register(
+            "pg_connections",
+            "Open PostgreSQL connections",
+            m.pg_connections.clone(),
         );
-        let pg_connections = Gauge::default();
-        registry.register("pg_connections", "Open PostgreSQL connections", pg_connections.clone());
-        Metrics {
-            registry,
-            pg_statements,
-            pg_connections,
-            requests,
-            query_seconds,
-            rows_sent,
-            bytes_sent,
-            in_flight,
-            rows_written,
-            write_seconds,
+        Metrics { registry: r, ..m }
+    }
+
+    /// Counts a finished statement of `protocol` that took `seconds`; `error` is its error kind
+    /// code when it failed.
+    pub(crate) fn query(&self, protocol: &str, seconds: f64, error: Option<&str>) {
+        self.queries
+            .get_or_create(&QueryLabels {
+                protocol: protocol.to_string(),
+                outcome: if error.is_some() { "error" } else { "ok" }.to_string(),
+            })
+            .observe(seconds);
+        if let Some(kind) = error {
+            self.error(protocol, kind);
         }
     }
 
-    /// Counts a committed write of `rows` that took `seconds`.
-    pub(crate) fn pg_statement(&self, outcome: &str) {
-        self.pg_statements
-            .get_or_create(&OutcomeLabels {
-                outcome: outcome.to_string(),
+    /// Counts a failed statement or write.
+    pub(crate) fn error(&self, protocol: &str, kind: &str) {
+        self.errors
+            .get_or_create(&ErrorLabels {
+                protocol: protocol.to_string(),
+                kind: kind.to_string(),
             })
             .inc();
     }
 
+    /// Counts the data files a statement read (`read`) of those its snapshots held (`total`).
+    pub(crate) fn scanned(&self, read: u64, total: u64) {
+        self.files_scanned.inc_by(read);
+        self.files_pruned.inc_by(total.saturating_sub(read));
+    }
+
+    /// Counts a committed write of `rows` that took `seconds`.
     pub(crate) fn write(&self, rows: u64, seconds: f64) {
         self.rows_written.inc_by(rows);
         self.write_seconds.observe(seconds);
@@ -108,8 +193,25 @@ impl Metrics {
             .inc();
     }
 
-    /// The OpenMetrics text of every metric.
-    pub(crate) fn encode(&self) -> String {
+    /// The OpenMetrics text of every metric, the cache's counted up to `cache` (the lake's
+    /// statistics now).
+    pub(crate) fn encode(&self, cache: varve::CacheStats) -> String {
+        if let Ok(mut seen) = self.cache_seen.lock() {
+            let d = cache.since(&seen);
+            for (result, n) in [
+                ("memory_hit", d.memory_hits),
+                ("disk_hit", d.disk_hits),
+                ("miss", d.misses),
+            ] {
+                self.cache
+                    .get_or_create(&CacheLabels {
+                        result: result.to_string(),
+                    })
+                    .inc_by(n);
+            }
+            self.storage_bytes.inc_by(d.fetched_bytes);
+            *seen = cache;
+        }
         let mut out = String::new();
         if prometheus_client::encoding::text::encode(&mut out, &self.registry).is_err() {
             out.clear();

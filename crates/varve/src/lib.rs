@@ -87,7 +87,7 @@ pub use maintain::delete::DeleteReport;
 pub use maintain::{MaintainOptions, MaintainProgress, MaintainReport, ProgressFn, DEFAULT_ORPHAN_AGE};
 pub use query::functions::function_reference;
 pub use query::references::referenced_tables;
-pub use query::session::{split_statements, Described, QueryOptions, Session};
+pub use query::session::{split_statements, Described, QueryOptions, Scans, Session};
 pub use query::text::nested_as_text;
 pub use rollup::{RefreshReport, RollupInfo};
 pub use storage::{default_lake_url, CacheMode, CacheStats, StorageKind, DEFAULT_LAKE, LAKE_ENV};

@@ -38,6 +38,30 @@ pub(crate) fn sqlstate(kind: ErrorKind) -> &'static str {
     }
 }
 
+/// The Varve error kind code of a PostgreSQL error, by its SQLSTATE (for metrics).
+pub(crate) fn kind_of(e: &PgWireError) -> &'static str {
+    let code = match e {
+        PgWireError::UserError(info) => info.code.as_str(),
+        _ => "XX000",
+    };
+    match code {
+        "42P01" => "not_found",
+        "42P07" => "already_exists",
+        "40001" => "conflict",
+        "42000" | "42601" | "42704" | "22023" | "22P02" | "08P01" => "invalid_input",
+        "42804" => "schema_mismatch",
+        "54000" => "limit_exceeded",
+        "57014" => "timeout",
+        "0A000" => "unsupported",
+        "58030" => "storage",
+        "XX001" => "corruption",
+        "53300" => "busy",
+        "28000" | "28P01" => "unauthorized",
+        "42501" => "forbidden",
+        _ => "internal",
+    }
+}
+
 /// A Varve error as a PostgreSQL error.
 pub(crate) fn sql_error(e: varve::Error) -> PgWireError {
     user_error(sqlstate(e.kind()), e.to_string())

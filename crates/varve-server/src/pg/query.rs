@@ -250,11 +250,19 @@ impl PgConn {
             Kind::Rows => {
                 self.check(&stmt.sql)?;
                 let permit = self.app.slot().await.map_err(|m| user_error("53300", m))?;
+                let started = std::time::Instant::now();
                 let watch = self.cancel.subscribe();
                 let (schema, stream) = or_cancel(watch.clone(), self.session.sql_stream_with(&stmt.sql, params))
                     .await
                     .map_err(sql_error)?;
                 let stream = cancellable(stream, watch);
+                let finish = Finish {
+                    app: self.app.clone(),
+                    started,
+                    scans: self.session.scans(),
+                    error: Mutex::new(None),
+                    _slot: permit,
+                };
                 let stream = match collect {
                     true => {
                         let batches: Vec<RecordBatch> = stream
@@ -267,19 +275,19 @@ impl PgConn {
                     }
                     false => stream,
                 };
-                self.app.0.metrics.pg_statement("ok");
                 let options = Arc::new(FormatOptions::from_client_metadata(client.metadata()));
                 Ok(Response::Query(rows_response(
                     &schema,
                     stream,
                     format,
                     options,
-                    Some(permit),
+                    Some(finish),
                 )?))
             }
             Kind::Command(tag) => {
                 self.check(&stmt.sql)?;
                 let _permit = self.app.slot().await.map_err(|m| user_error("53300", m))?;
+                let started = std::time::Instant::now();
                 let watch = self.cancel.subscribe();
                 let (_, stream) = or_cancel(watch.clone(), self.session.sql_stream_with(&stmt.sql, params))
                     .await
@@ -291,8 +299,14 @@ impl PgConn {
                     .into_iter()
                     .collect::<Result<_, _>>()
                     .map_err(|e| sql_error(e.into()))?;
-                self.app.0.metrics.pg_statement("ok");
                 let count = changed_rows(&batches);
+                let m = &self.app.0.metrics;
+                m.query("pg", started.elapsed().as_secs_f64(), None);
+                let (read, total) = self.session.scans().totals();
+                m.scanned(read, total);
+                if let ("INSERT", Some(n)) = (tag.as_str(), count) {
+                    m.write(n as u64, started.elapsed().as_secs_f64());
+                }
                 Ok(Response::Execution(match (tag.as_str(), count) {
                     ("INSERT", n) => Tag::new("INSERT").with_oid(0).with_rows(n.unwrap_or(0)),
                     ("DELETE" | "UPDATE", n) => Tag::new(tag).with_rows(n.unwrap_or(0)),
@@ -346,6 +360,27 @@ fn changed_rows(batches: &[RecordBatch]) -> Option<usize> {
     (c.len() == 1).then(|| c.value(0) as usize)
 }
 
+/// Counts a statement that answers rows once they are all sent (or the client stopped reading),
+/// and holds its in-flight slot until then.
+struct Finish {
+    app: AppState,
+    started: std::time::Instant,
+    scans: varve::Scans,
+    /// The error kind that ended the rows.
+    error: Mutex<Option<&'static str>>,
+    _slot: crate::http::Slot,
+}
+
+impl Drop for Finish {
+    fn drop(&mut self) {
+        let m = &self.app.0.metrics;
+        let error = self.error.lock().ok().and_then(|k| *k);
+        m.query("pg", self.started.elapsed().as_secs_f64(), error);
+        let (read, total) = self.scans.totals();
+        m.scanned(read, total);
+    }
+}
+
 /// `batches` as a stream.
 fn batches_stream(schema: SchemaRef, batches: Vec<RecordBatch>) -> SendableRecordBatchStream {
     Box::pin(RecordBatchStreamAdapter::new(
@@ -354,14 +389,15 @@ fn batches_stream(schema: SchemaRef, batches: Vec<RecordBatch>) -> SendableRecor
     ))
 }
 
-/// The PostgreSQL result of `stream`: its columns' types and rows in `format`, the in-flight slot
-/// `permit` held until the last row is sent. An error while streaming ends the rows with it.
+/// The PostgreSQL result of `stream`: its columns' types and rows in `format`; `finish` (the
+/// in-flight slot and the statement's metrics) held until the last row is sent. An error while
+/// streaming ends the rows with it.
 fn rows_response(
     schema: &Schema,
     stream: SendableRecordBatchStream,
     format: &Format,
     options: Arc<FormatOptions>,
-    permit: Option<tokio::sync::OwnedSemaphorePermit>,
+    finish: Option<Finish>,
 ) -> PgWireResult<QueryResponse> {
     let fields = Arc::new(arrow_pg::datatypes::arrow_schema_to_pg_fields(
         schema,
@@ -371,10 +407,22 @@ fn rows_response(
     let row_fields = fields.clone();
     let rows = stream
         .map(move |batch| {
-            let _held = &permit;
             let rows: Box<dyn Iterator<Item = PgWireResult<DataRow>> + Send + Sync> = match batch {
-                Ok(b) => arrow_pg::datatypes::encode_recordbatch(row_fields.clone(), b),
-                Err(e) => Box::new(std::iter::once(Err(sql_error(e.into())))),
+                Ok(b) => {
+                    if let Some(f) = &finish {
+                        f.app.0.metrics.rows_sent.inc_by(b.num_rows() as u64);
+                    }
+                    arrow_pg::datatypes::encode_recordbatch(row_fields.clone(), b)
+                }
+                Err(e) => {
+                    let e = varve::Error::from(e);
+                    if let Some(f) = &finish {
+                        if let Ok(mut k) = f.error.lock() {
+                            *k = Some(e.kind().code());
+                        }
+                    }
+                    Box::new(std::iter::once(Err(sql_error(e))))
+                }
             };
             stream::iter(rows)
         })
@@ -408,7 +456,7 @@ impl SimpleQueryHandler for PgConn {
             match self.execute(client, &stmt, None, &Format::UnifiedText, i < last).await {
                 Ok(r) => responses.push(r),
                 Err(e) => {
-                    self.app.0.metrics.pg_statement("error");
+                    self.app.0.metrics.error("pg", super::error::kind_of(&e));
                     // Later statements do not run (PostgreSQL's rule for a multi-statement query).
                     responses.push(Response::Error(Box::new(super::error::info(e))));
                     break;
@@ -485,8 +533,8 @@ impl ExtendedQueryHandler for Extended {
             .0
             .execute(client, stmt, params, &portal.result_column_format, false)
             .await;
-        if r.is_err() {
-            self.0.app.0.metrics.pg_statement("error");
+        if let Err(e) = &r {
+            self.0.app.0.metrics.error("pg", super::error::kind_of(e));
         }
         r
     }

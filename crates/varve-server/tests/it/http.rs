@@ -220,6 +220,13 @@ async fn sql_answers_in_every_format() {
         .await
         .unwrap();
     assert_eq!(info["rows"], 3000);
+    let missing = http
+        .post(format!("{}/v1/sql", s.base))
+        .body("SELECT * FROM m.nope")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(missing.status(), 404);
     let m = http
         .get(format!("{}/metrics", s.base))
         .send()
@@ -233,6 +240,24 @@ async fn sql_answers_in_every_format() {
         "{m}"
     );
     assert!(m.contains("varve_result_rows_total"), "{m}");
+    for metric in [
+        "varve_query_duration_seconds_count{protocol=\"http\",outcome=\"ok\"}",
+        "varve_query_duration_seconds_count{protocol=\"http\",outcome=\"error\"}",
+        "varve_errors_total{protocol=\"http\",kind=\"not_found\"}",
+        "varve_data_files_scanned_total",
+        "varve_data_files_pruned_total",
+        "varve_cache_blocks_total{result=\"miss\"}",
+        "varve_storage_read_bytes_total",
+    ] {
+        assert!(m.contains(metric), "{metric} in {m}");
+    }
+    let scanned: f64 = m
+        .lines()
+        .find_map(|l| l.strip_prefix("varve_data_files_scanned_total "))
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!(scanned >= 1.0, "{m}");
     s.stop().await;
 }
 
@@ -417,7 +442,8 @@ async fn a_client_that_leaves_mid_stream_frees_its_slot() {
         .text()
         .await
         .unwrap();
-    assert!(m.contains("varve_requests_in_flight 0"), "{m}");
+    assert!(m.contains("varve_queries_in_flight 0"), "{m}");
+    assert!(m.contains("varve_queries_queued 0"), "{m}");
     s.stop().await;
 }
 

@@ -212,6 +212,7 @@ async fn psycopg_parameters_prepared_binary_writes_grafana_cancel_and_scopes() {
     )
     .await;
     let port = s.pg_port.to_string();
+    let metrics_token = write.clone();
     let out = tokio::task::spawn_blocking(move || {
         Command::new(varve_testkit::python())
             .args(["-c", include_str!("pg_client.py")])
@@ -307,5 +308,23 @@ async fn psycopg_parameters_prepared_binary_writes_grafana_cancel_and_scopes() {
         "{}",
         j["wrong_password"]
     );
+    // Metrics count PostgreSQL statements by outcome and errors by kind.
+    let m = reqwest::Client::new()
+        .get(format!("{}/metrics", s.base))
+        .bearer_auth(&metrics_token)
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    for metric in [
+        "varve_query_duration_seconds_count{protocol=\"pg\",outcome=\"ok\"}",
+        "varve_errors_total{protocol=\"pg\",kind=\"timeout\"}",
+        "varve_errors_total{protocol=\"pg\",kind=\"not_found\"}",
+        "varve_queries_in_flight 0",
+    ] {
+        assert!(m.contains(metric), "{metric} in {m}");
+    }
     s.stop().await;
 }

@@ -33,6 +33,26 @@ pub(crate) struct Prepared {
     routes: Vec<String>,
 }
 
+/// The scans of a session's current statement ([`Session::scans`]).
+#[derive(Debug, Clone)]
+pub struct Scans(Arc<Mutex<Vec<ScanNote>>>);
+
+impl Scans {
+    /// The data files the statement's scans read and the data files their snapshots held,
+    /// `(read, total)`: `total - read` were pruned by partition and column bounds. Counts scans
+    /// planned so far; a later statement of the session starts again from zero.
+    pub fn totals(&self) -> (u64, u64) {
+        self.0
+            .lock()
+            .map(|notes| {
+                notes
+                    .iter()
+                    .fold((0, 0), |(r, t), n| (r + n.files_read as u64, t + n.files_total as u64))
+            })
+            .unwrap_or((0, 0))
+    }
+}
+
 /// What a statement takes and answers ([`Session::describe`]).
 #[derive(Debug, Clone)]
 pub struct Described {
@@ -257,6 +277,12 @@ impl Session {
         if let Ok(mut m) = self.extra.write() {
             m.insert(name.to_string(), schema);
         }
+    }
+
+    /// What the scans of the session's current (or last) statement read: a handle that can be
+    /// kept past the statement's stream, for metrics.
+    pub fn scans(&self) -> Scans {
+        Scans(self.scans.clone())
     }
 
     /// The session's DataFusion context, for a front end to register functions and planners in
