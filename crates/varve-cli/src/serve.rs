@@ -49,6 +49,13 @@ pub(crate) struct ServeArgs {
     /// (bytes, or 16MiB) with 413. [default: 64MiB]
     #[arg(long, value_name = "BYTES")]
     max_write_bytes: Option<String>,
+    /// TLS on both listeners (HTTPS, and PostgreSQL's sslmode=require and stronger): the
+    /// certificate chain, PEM.
+    #[arg(long, value_name = "FILE", requires = "tls_key")]
+    tls_cert: Option<PathBuf>,
+    /// The private key of --tls-cert, PEM.
+    #[arg(long, value_name = "FILE", requires = "tls_cert")]
+    tls_key: Option<PathBuf>,
 }
 
 /// `varve serve --config FILE`: the same settings as the options, and the lake.
@@ -69,6 +76,8 @@ pub(crate) struct ServeFile {
     memory_limit: Option<String>,
     max_result_rows: Option<usize>,
     max_write_bytes: Option<String>,
+    tls_cert: Option<PathBuf>,
+    tls_key: Option<PathBuf>,
 }
 
 /// Reads a `--config` file.
@@ -126,9 +135,20 @@ pub(crate) async fn run(lake: Lake, args: ServeArgs, file: ServeFile) -> varve::
         .max_write_bytes
         .or(file.max_write_bytes)
         .unwrap_or_else(|| "64MiB".into());
+    let tls = match (args.tls_cert.or(file.tls_cert), args.tls_key.or(file.tls_key)) {
+        (Some(cert), Some(key)) => Some((cert, key)),
+        (None, None) => None,
+        _ => {
+            return Err(invalid(
+                "TLS needs both a certificate (tls-cert) and its key (tls-key)".into(),
+            ))
+        }
+    };
+    let scheme = if tls.is_some() { "https" } else { "http" };
     let config = ServerConfig {
         http,
         pg,
+        tls,
         tokens,
         allow_anonymous_read,
         max_in_flight: args.max_in_flight.or(file.max_in_flight).unwrap_or(16),
@@ -143,7 +163,7 @@ pub(crate) async fn run(lake: Lake, args: ServeArgs, file: ServeFile) -> varve::
     let server = Server::bind(lake, config).await.map_err(|e| invalid(e.to_string()))?;
     eprintln!("varve serve: lake {url}");
     eprintln!(
-        "varve serve: HTTP on http://{} (POST /v1/sql, /v1/write, /api/v2/write, GET /v1/tables, /health, /metrics)",
+        "varve serve: HTTP on {scheme}://{} (POST /v1/sql, /v1/write, /api/v2/write, GET /v1/tables, /health, /metrics)",
         server.http_addr()
     );
     if let Some(addr) = server.pg_addr() {

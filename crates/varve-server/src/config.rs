@@ -15,6 +15,9 @@ pub struct ServerConfig {
     pub http: SocketAddr,
     /// The PostgreSQL listen address; `None`: no PostgreSQL listener.
     pub pg: Option<SocketAddr>,
+    /// The certificate chain and private key (PEM files) of TLS on both listeners (HTTPS; the
+    /// PostgreSQL protocol's SSLRequest); `None`: no TLS.
+    pub tls: Option<(std::path::PathBuf, std::path::PathBuf)>,
     /// Bearer tokens; `None`: no authentication.
     pub tokens: Option<Tokens>,
     /// With tokens: whether a request without one may read (SQL that changes nothing, table
@@ -43,6 +46,7 @@ impl Default for ServerConfig {
         ServerConfig {
             http: SocketAddr::from(([127, 0, 0, 1], 8086)),
             pg: None,
+            tls: None,
             tokens: None,
             allow_anonymous_read: false,
             max_in_flight: 16,

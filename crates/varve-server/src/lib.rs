@@ -7,6 +7,7 @@
 //! | `config` | [`ServerConfig`]: listen address, tokens, limits |
 //! | `auth` | bearer tokens and the token file of their hashes: who may read, write, and in which namespace |
 //! | `pg` | the PostgreSQL wire protocol: logins, the simple and extended query protocols, `pg_catalog` |
+//! | `tls` | TLS for both listeners (rustls): certificates, the HTTPS listener |
 //! | `scram` | SCRAM-SHA-256 with tokens as passwords (PostgreSQL logins) |
 //! | `http` | the routes: `POST /v1/sql`, `GET /v1/tables`, `GET /v1/tables/{name}`, `GET /health`, `GET /metrics` |
 //! | `params` | `/v1/sql`'s JSON parameters as typed placeholder values |
@@ -37,6 +38,7 @@ mod params;
 mod pg;
 mod results;
 mod scram;
+mod tls;
 mod write;
 
 use std::future::{Future, IntoFuture};
@@ -71,6 +73,7 @@ pub enum ServerError {
 pub struct Server {
     state: http::AppState,
     http: tokio::net::TcpListener,
+    tls: Option<crate::tls::Acceptor>,
     pg: Option<pg::PgServer>,
     grace: std::time::Duration,
 }
@@ -97,13 +100,23 @@ impl Server {
             ),
             None => None,
         };
+        let tls = match &config.tls {
+            Some((cert, key)) => Some(tls::acceptor(cert, key).map_err(ServerError::Config)?),
+            None => None,
+        };
         let grace = config.shutdown_grace;
         let state = http::AppState::new(Arc::new(lake), config);
         let pg = match pg_listener {
-            Some(l) => Some(pg::PgServer::new(l, state.clone()).map_err(ServerError::Config)?),
+            Some(l) => Some(pg::PgServer::new(l, state.clone(), tls.clone()).map_err(ServerError::Config)?),
             None => None,
         };
-        Ok(Server { state, http, pg, grace })
+        Ok(Server {
+            state,
+            http,
+            tls,
+            pg,
+            grace,
+        })
     }
 
     /// The address the PostgreSQL listener is bound to, when there is one.
@@ -128,18 +141,35 @@ impl Server {
         let app = http::router(self.state);
         let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
         let mut stopped = stop_rx.clone();
-        let serve = axum::serve(self.http, app).with_graceful_shutdown(async move {
+        let stop = async move {
             shutdown.await;
             let _ = stop_tx.send(true);
-        });
+        };
         let grace = self.grace;
         let pg = self.pg.map(|p| tokio::spawn(p.run(stop_rx.clone(), grace)));
         let deadline = async move {
             let _ = stopped.wait_for(|s| *s).await;
             tokio::time::sleep(grace).await;
         };
+        let serve = async move {
+            match self.tls {
+                Some(acceptor) => {
+                    let listener = tls::TlsListener::new(self.http, acceptor)?;
+                    axum::serve(listener, app)
+                        .with_graceful_shutdown(stop)
+                        .into_future()
+                        .await
+                }
+                None => {
+                    axum::serve(self.http, app)
+                        .with_graceful_shutdown(stop)
+                        .into_future()
+                        .await
+                }
+            }
+        };
         let r = tokio::select! {
-            r = serve.into_future() => r.map_err(ServerError::Io),
+            r = serve => r.map_err(ServerError::Io),
             _ = deadline => {
                 tracing::warn!("requests still running after the shutdown grace period were cancelled");
                 Ok(())

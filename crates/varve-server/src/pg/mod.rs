@@ -41,6 +41,7 @@ pub(crate) struct PgServer {
     shared: Arc<catalog::Shared>,
     cancels: Arc<cancel::Cancels>,
     keys: Arc<RandomPidSecretKeyGenerator>,
+    tls: Option<crate::tls::Acceptor>,
 }
 
 /// One connection's handlers.
@@ -77,13 +78,18 @@ impl PgServer {
     /// The server over `listener`.
     ///
     /// Errors: the static `pg_catalog` tables do not load (a build defect).
-    pub(crate) fn new(listener: TcpListener, app: AppState) -> Result<PgServer, String> {
+    pub(crate) fn new(
+        listener: TcpListener,
+        app: AppState,
+        tls: Option<crate::tls::Acceptor>,
+    ) -> Result<PgServer, String> {
         Ok(PgServer {
             listener,
             app,
             shared: Arc::new(catalog::Shared::new()?),
             cancels: Arc::new(cancel::Cancels::default()),
             keys: Arc::new(RandomPidSecretKeyGenerator::default()),
+            tls,
         })
     }
 
@@ -141,9 +147,10 @@ impl PgServer {
                             }
                         };
                         let metrics = self.app.clone();
+                        let tls = self.tls.clone();
                         conns.spawn(async move {
                             metrics.0.metrics.pg_connections.inc();
-                            if let Err(e) = pgwire::tokio::process_socket(socket, None, handlers).await {
+                            if let Err(e) = pgwire::tokio::process_socket(socket, tls.map(|t| t.0), handlers).await {
                                 tracing::debug!("PostgreSQL connection ended: {e}");
                             }
                             metrics.0.metrics.pg_connections.dec();

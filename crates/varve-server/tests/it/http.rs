@@ -561,3 +561,89 @@ async fn token_scopes_and_namespaces() {
     assert_eq!(Tokens::from_file(&path).unwrap().entries().len(), 3);
     s.stop().await;
 }
+
+/// TLS on both listeners with a self-signed certificate (made by openssl): curl over HTTPS and
+/// psql with sslmode=verify-full trust it; a plain-HTTP request gets no answer.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tls_on_http_and_postgresql() {
+    let dir = tempfile::tempdir().unwrap();
+    let (cert, key) = (dir.path().join("cert.pem"), dir.path().join("key.pem"));
+    let made = std::process::Command::new("openssl")
+        .args([
+            "req",
+            "-x509",
+            "-newkey",
+            "rsa:2048",
+            "-nodes",
+            "-days",
+            "1",
+            "-subj",
+            "/CN=localhost",
+        ])
+        .args(["-addext", "subjectAltName=IP:127.0.0.1"])
+        .arg("-keyout")
+        .arg(&key)
+        .arg("-out")
+        .arg(&cert)
+        .output()
+        .unwrap();
+    assert!(made.status.success(), "{}", String::from_utf8_lossy(&made.stderr));
+    let lake = lake(&dir.path().join("lake")).await;
+    let s = start(
+        lake,
+        ServerConfig {
+            tls: Some((cert.clone(), key.clone())),
+            ..ServerConfig::default()
+        },
+    )
+    .await;
+    let https = s.base.replace("http://", "https://");
+    let (pg_port, cert_path) = (s.pg_port, cert.to_str().unwrap().to_string());
+    let plain = s.base.clone();
+    tokio::task::spawn_blocking(move || {
+        let out = std::process::Command::new("curl")
+            .args(["-sS", "--cacert", &cert_path, "-d", "SELECT count(*) AS n FROM m.cpu"])
+            .arg(format!("{https}/v1/sql"))
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        assert_eq!(String::from_utf8_lossy(&out.stdout), r#"[{"n":3000}]"#);
+        let out = std::process::Command::new("curl")
+            .args(["-sS", "-m", "5", &format!("{plain}/health")])
+            .output()
+            .unwrap();
+        assert!(!out.status.success(), "plain HTTP to the TLS port answered");
+        let out = std::process::Command::new("psql")
+            .arg(format!(
+                "host=127.0.0.1 port={pg_port} dbname=varve user=varve sslmode=verify-full sslrootcert={cert_path}"
+            ))
+            .args([
+                "-X",
+                "-A",
+                "-t",
+                "-c",
+                "SELECT ssl FROM (VALUES (1)) t(x) CROSS JOIN (SELECT true AS ssl) s",
+            ])
+            .env("PGPASSWORD", "any")
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        assert_eq!(String::from_utf8_lossy(&out.stdout), "t\n");
+    })
+    .await
+    .unwrap();
+    // A missing key file is a clear error at bind.
+    let err = varve_server::Server::bind(
+        Lake::open(dir.path().join("lake").to_str().unwrap(), &HashMap::new()).unwrap(),
+        ServerConfig {
+            http: "127.0.0.1:0".parse().unwrap(),
+            tls: Some((cert, dir.path().join("nope.pem"))),
+            ..ServerConfig::default()
+        },
+    )
+    .await
+    .unwrap_err()
+    .to_string();
+    assert!(err.contains("nope.pem"), "{err}");
+    s.stop().await;
+}
