@@ -3,5 +3,6 @@
 //! Parquet's readers.
 
 mod http;
+mod load;
 mod pg;
 mod write;
