@@ -328,3 +328,56 @@ async fn psycopg_parameters_prepared_binary_writes_grafana_cancel_and_scopes() {
     }
     s.stop().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn jdbc_metadata_prepared_statements_binary_and_writes() {
+    let dir = tempfile::tempdir().unwrap();
+    let lake = lake(dir.path()).await;
+    let mut counts = Vec::new();
+    for i in 0..8 {
+        let r = lake
+            .sql(&format!(
+                "SELECT count(*) FROM m.cpu WHERE host = 'h1' AND v > {}",
+                i as f64 * 50.0
+            ))
+            .await
+            .unwrap();
+        counts.push(
+            r.batches[0]
+                .column(0)
+                .as_primitive::<arrow::datatypes::Int64Type>()
+                .value(0)
+                .to_string(),
+        );
+    }
+    let (tokens, write, _) = tokens();
+    let s = start(
+        lake,
+        ServerConfig {
+            tokens: Some(tokens),
+            ..ServerConfig::default()
+        },
+    )
+    .await;
+    let port = s.pg_port.to_string();
+    let source = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/it/JdbcClient.java");
+    let out = tokio::task::spawn_blocking(move || {
+        Command::new("java")
+            .args(["-cp", "/usr/share/java/postgresql.jar", source, &port, &write])
+            .output()
+            .expect("java runs (scripts/setup-system installs it and pgjdbc)")
+    })
+    .await
+    .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{stdout}{}", String::from_utf8_lossy(&out.stderr));
+    let got: std::collections::HashMap<&str, &str> = stdout.lines().filter_map(|l| l.split_once('=')).collect();
+    assert_eq!(got["product"], "PostgreSQL 16.6");
+    assert_eq!(got["tables"], "m.cpu");
+    assert_eq!(got["columns"], "ts host v");
+    assert_eq!(got["counts"], counts.join(" "));
+    assert_eq!(got["first_ts"], "1970-01-01T00:01Z");
+    assert_eq!(got["inserted"], "1");
+    assert_eq!(got["jdbc_rows"], "1");
+    s.stop().await;
+}
