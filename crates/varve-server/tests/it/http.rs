@@ -647,3 +647,74 @@ async fn tls_on_http_and_postgresql() {
     assert!(err.contains("nope.pem"), "{err}");
     s.stop().await;
 }
+
+/// Stateless servers: two servers (two processes' worth: each its own `Lake`) over one lake; a
+/// write through one is visible to the other's next query within the version-check interval, and
+/// a table one creates is listed by the other.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_servers_over_one_lake_see_each_others_writes() {
+    let dir = tempfile::tempdir().unwrap();
+    let first = lake(dir.path()).await;
+    let second = Lake::open(dir.path().to_str().unwrap(), &HashMap::new()).unwrap();
+    let (a, b) = (
+        start(first, ServerConfig::default()).await,
+        start(second, ServerConfig::default()).await,
+    );
+    let http = reqwest::Client::new();
+    let count = |base: String, sql: &'static str| {
+        let http = http.clone();
+        async move {
+            let r = http
+                .post(format!("{base}/v1/sql?format=csv"))
+                .body(sql)
+                .send()
+                .await
+                .unwrap();
+            assert_eq!(r.status(), 200);
+            r.text().await.unwrap()
+        }
+    };
+    assert_eq!(
+        count(b.base.clone(), "SELECT count(*) AS n FROM m.cpu").await,
+        "n\n3000\n"
+    );
+    let w = http
+        .post(format!("{}/v1/write?table=m.cpu", a.base))
+        .body("cpu,host=z v=1.5 86400000000000000")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(w.status(), 200, "{}", w.text().await.unwrap());
+    let w = http
+        .post(format!("{}/api/v2/write?bucket=ops", a.base))
+        .body("mem,host=z used=2i 86400000000000000")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(w.status(), 204);
+    // The version-check interval is seconds: poll for a while.
+    let mut seen = String::new();
+    for _ in 0..100 {
+        seen = count(b.base.clone(), "SELECT count(*) AS n FROM m.cpu").await;
+        if seen == "n\n3001\n" {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    assert_eq!(seen, "n\n3001\n");
+    assert_eq!(count(b.base.clone(), "SELECT used FROM ops.mem").await, "used\n2\n");
+    let tables: serde_json::Value = http
+        .get(format!("{}/v1/tables", b.base))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert!(
+        tables["tables"].as_array().unwrap().iter().any(|t| t == "ops.mem"),
+        "{tables}"
+    );
+    a.stop().await;
+    b.stop().await;
+}
