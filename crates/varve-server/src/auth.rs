@@ -338,8 +338,17 @@ impl Grant {
     /// Whether this grant may run statement `sql`: a read grant runs only statements that read
     /// ([`reads_only`]); a grant scoped to a namespace names only that namespace's tables (as
     /// `varve::referenced_tables` finds them) and runs no statement that changes something
-    /// without naming a table (schema statements, `SET`).
-    pub(crate) fn check_statement(&self, sql: &str) -> Result<(), Refusal> {
+    /// without naming a table (schema statements, `SET`). `pg`: the statement comes over the
+    /// PostgreSQL protocol, whose `pg_catalog` lists only the grant's namespace, so any grant may
+    /// read it. No grant may change the engine's runtime settings (`SET datafusion.runtime.…`:
+    /// memory pool, spill directory, caches), which are the server's limits.
+    pub(crate) fn check_statement(&self, sql: &str, pg: bool) -> Result<(), Refusal> {
+        if sets_runtime(sql) {
+            return Err(Refusal::Forbidden(
+                "the engine's runtime settings (datafusion.runtime.*) are the server's: set them when starting it"
+                    .into(),
+            ));
+        }
         let reads = reads_only(sql);
         match self.scope {
             Some(Scope::Write) => {}
@@ -360,7 +369,7 @@ impl Grant {
             // `pg_catalog` lists only the login's namespace (PostgreSQL connections).
             if let Some(t) = tables
                 .iter()
-                .find(|t| t.namespace != *ns && t.namespace != "pg_catalog")
+                .find(|t| t.namespace != *ns && !(pg && t.namespace == "pg_catalog"))
             {
                 return Err(Refusal::Forbidden(format!(
                     "this token is scoped to namespace {ns}: it cannot use table {t}"
@@ -385,6 +394,33 @@ pub(crate) enum Refusal {
     NeedsToken(String),
     /// The request's token does not allow it.
     Forbidden(String),
+}
+
+/// Whether `sql` is `SET [SESSION|LOCAL] datafusion.runtime.…`, by DataFusion's SQL tokenizer.
+fn sets_runtime(sql: &str) -> bool {
+    use datafusion::sql::sqlparser::dialect::GenericDialect;
+    use datafusion::sql::sqlparser::tokenizer::{Token, Tokenizer};
+    let Ok(tokens) = Tokenizer::new(&GenericDialect {}, sql).tokenize() else {
+        return false;
+    };
+    let words: Vec<String> = tokens
+        .iter()
+        .filter(|t| !matches!(t, Token::Whitespace(_)))
+        .take(6)
+        .map(|t| match t {
+            Token::Word(w) => w.value.to_ascii_lowercase(),
+            other => other.to_string(),
+        })
+        .collect();
+    let mut w = words.iter().map(String::as_str);
+    if w.next() != Some("set") {
+        return false;
+    }
+    let mut name = w.next();
+    if matches!(name, Some("session" | "local")) {
+        name = w.next();
+    }
+    name == Some("datafusion") && w.next() == Some(".") && w.next() == Some("runtime")
 }
 
 /// Whether the statement `sql` only reads: its first keyword (after `EXPLAIN` and `VERBOSE`,

@@ -302,7 +302,7 @@ async fn run_sql(
         (None, None) => Format::Json,
     };
     let (sql, params) = statement(headers, &body)?;
-    grant.check_statement(&sql).map_err(|r| match r {
+    grant.check_statement(&sql, false).map_err(|r| match r {
         Refusal::Invalid(e) => ApiError::from(e),
         Refusal::NeedsToken(m) => ApiError::new(StatusCode::UNAUTHORIZED, "unauthorized", m),
         Refusal::Forbidden(m) => ApiError::new(StatusCode::FORBIDDEN, "forbidden", m),
@@ -326,6 +326,7 @@ async fn run_sql(
         memory_limit: cfg.memory_limit,
     };
     let session = state.0.lake.session(limits)?;
+    session.refuse_file_access();
     // Planning and the first batch happen before the status is sent, so that their errors get one.
     let first = async {
         let params = match params.is_empty() {

@@ -52,9 +52,41 @@ pub(crate) fn from_json(values: &[serde_json::Value], types: &[Option<DataType>]
 }
 
 /// `v` as type `t`, refusing a change of value (a fraction cut off, an integer out of range, text
-/// that is not a value of the type).
-fn cast(v: &ScalarValue, t: &DataType) -> Result<ScalarValue, String> {
+/// that is not a value of the type, digits below the type's unit of time) and numbers for times
+/// (their unit would be a guess).
+pub(crate) fn cast(v: &ScalarValue, t: &DataType) -> Result<ScalarValue, String> {
     let refused = || format!("{v} is not a {t} value");
+    if v.is_null() {
+        return ScalarValue::try_from(t).map_err(|e| e.to_string());
+    }
+    let text_target = matches!(t, DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View);
+    if text_target && !matches!(v.data_type(), DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View) {
+        return Err(format!(
+            "{v} is not text and the placeholder is text ({t}): give a string"
+        ));
+    }
+    if v.data_type().is_numeric() && t.is_temporal() {
+        return Err(format!(
+            "{v} is a number and the placeholder a time ({t}): give the time as text (RFC 3339, such as 2024-01-01T00:00:00Z)"
+        ));
+    }
+    if let (
+        ScalarValue::Utf8(Some(text)) | ScalarValue::LargeUtf8(Some(text)) | ScalarValue::Utf8View(Some(text)),
+        DataType::Timestamp(unit, _),
+    ) = (v, t)
+    {
+        let allowed = match unit {
+            datafusion::arrow::datatypes::TimeUnit::Second => 0,
+            datafusion::arrow::datatypes::TimeUnit::Millisecond => 3,
+            datafusion::arrow::datatypes::TimeUnit::Microsecond => 6,
+            datafusion::arrow::datatypes::TimeUnit::Nanosecond => 9,
+        };
+        if fraction_digits(text) > allowed {
+            return Err(format!(
+                "{text}: the time has digits below the column's unit ({t}); they would be cut"
+            ));
+        }
+    }
     let cast = v.cast_to(t).map_err(|_| refused())?;
     if cast.is_null() && !v.is_null() {
         return Err(refused());
@@ -67,6 +99,16 @@ fn cast(v: &ScalarValue, t: &DataType) -> Result<ScalarValue, String> {
         }
     }
     Ok(cast)
+}
+
+/// The significant digits after the seconds' decimal point in a time written as text.
+fn fraction_digits(text: &str) -> usize {
+    // The seconds are the first `:dd.` after the date.
+    let Some(colon) = text.rfind(':') else { return 0 };
+    let rest = &text[colon + 1..];
+    let Some(dot) = rest.find('.') else { return 0 };
+    let digits: String = rest[dot + 1..].chars().take_while(|c| c.is_ascii_digit()).collect();
+    digits.trim_end_matches('0').len()
 }
 
 #[cfg(test)]
@@ -103,5 +145,13 @@ mod tests {
         assert!(from_json(&[serde_json::json!("abc")], &[Some(ts)]).is_err());
         assert!(from_json(&[serde_json::json!(300)], &[Some(DataType::Int8)]).is_err());
         assert!(from_json(&[], &[Some(DataType::Int8)]).is_err());
+        let us = DataType::Timestamp(TimeUnit::Microsecond, Some("UTC".into()));
+        assert!(from_json(&[serde_json::json!(1_700_000_000)], &[Some(us.clone())]).is_err());
+        assert!(from_json(
+            &[serde_json::json!("2024-01-01T00:00:00.123456789Z")],
+            &[Some(us.clone())]
+        )
+        .is_err());
+        assert!(from_json(&[serde_json::json!("2024-01-01T00:00:00.123456000+01:00")], &[Some(us)]).is_ok());
     }
 }

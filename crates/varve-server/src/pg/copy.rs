@@ -168,6 +168,12 @@ impl PgConn {
             true => described.schema.fields().iter().map(|f| f.name().clone()).collect(),
             false => columns,
         };
+        if let Some(unknown) = names.iter().find(|n| described.schema.field_with_name(n).is_err()) {
+            return Err(user_error(
+                "42703",
+                format!("COPY: table {table} has no column {unknown} (COPY does not add columns)"),
+            ));
+        }
         let sep = (delimiter as char).to_string();
         let header = names.iter().map(|n| quoted(n)).collect::<Vec<_>>().join(&sep);
         let n = names.len();
@@ -204,8 +210,12 @@ impl PgConn {
             data.drain(..end);
         }
         // psql ends the data with `\.` on its own line in old protocol versions; drop it.
-        if data.ends_with(b"\\.\n") {
-            data.truncate(data.len() - 3);
+        for end in [&b"\\.\r\n"[..], &b"\\.\n"[..], &b"\\."[..]] {
+            let own_line = data.len() == end.len() || data.get(data.len().wrapping_sub(end.len() + 1)) == Some(&b'\n');
+            if data.ends_with(end) && own_line {
+                data.truncate(data.len() - end.len());
+                break;
+            }
         }
         if data.iter().all(|b| b.is_ascii_whitespace()) {
             return Ok(0);

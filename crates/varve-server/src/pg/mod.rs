@@ -106,6 +106,7 @@ impl PgServer {
             max_rows: cfg.max_result_rows,
             memory_limit: cfg.memory_limit,
         })?;
+        session.refuse_file_access();
         let conn = Arc::new(query::PgConn {
             app: self.app.clone(),
             shared: self.shared.clone(),

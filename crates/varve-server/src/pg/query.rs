@@ -182,7 +182,7 @@ impl PgConn {
             .lock()
             .map(|g| g.clone())
             .unwrap_or_else(|p| p.into_inner().clone());
-        grant.check_statement(sql).map_err(refusal)
+        grant.check_statement(sql, true).map_err(refusal)
     }
 
     /// Runs `stmt` with `params`; rows are streamed unless `collect` (a statement of a simple
@@ -263,7 +263,9 @@ impl PgConn {
                     error: Mutex::new(None),
                     _slot: permit,
                 };
-                let stream = match collect {
+                let (stream, finish) = match collect {
+                    // Run to the end now (the statements after it must see its effects), and free
+                    // the slot before the rows are sent.
                     true => {
                         let batches: Vec<RecordBatch> = stream
                             .collect::<Vec<_>>()
@@ -271,17 +273,14 @@ impl PgConn {
                             .into_iter()
                             .collect::<Result<_, _>>()
                             .map_err(|e| sql_error(e.into()))?;
-                        batches_stream(schema.clone(), batches)
+                        drop(finish);
+                        (batches_stream(schema.clone(), batches), None)
                     }
-                    false => stream,
+                    false => (stream, Some(finish)),
                 };
                 let options = Arc::new(FormatOptions::from_client_metadata(client.metadata()));
                 Ok(Response::Query(rows_response(
-                    &schema,
-                    stream,
-                    format,
-                    options,
-                    Some(finish),
+                    &schema, stream, format, options, finish,
                 )?))
             }
             Kind::Command(tag) => {
@@ -453,6 +452,14 @@ impl SimpleQueryHandler for PgConn {
                 params: vec![],
                 schema: None,
             };
+            if stmt.kind == Kind::Copy && i < last {
+                self.app.0.metrics.error("pg", "invalid_input");
+                responses.push(Response::Error(Box::new(super::error::info(user_error(
+                    "0A000",
+                    "COPY ... FROM STDIN must be the last statement of a query",
+                )))));
+                break;
+            }
             match self.execute(client, &stmt, None, &Format::UnifiedText, i < last).await {
                 Ok(r) => responses.push(r),
                 Err(e) => {
@@ -524,9 +531,24 @@ impl ExtendedQueryHandler for Extended {
         let stmt = &portal.statement.statement;
         let params = match portal.parameter_len() {
             0 => None,
-            _ => {
-                let types: Vec<Option<&DataType>> = stmt.params.iter().map(|t| t.as_ref()).collect();
-                Some(arrow_pg::datatypes::df::deserialize_parameters(portal, &types)?)
+            n => {
+                // Decoded as the client sent them (its types; text when it sent none), then cast
+                // to the statement's types with Varve's rule: refused, never changed.
+                let as_sent = vec![None; n];
+                let decoded = arrow_pg::datatypes::df::deserialize_parameters(portal, &as_sent)?;
+                let datafusion::common::ParamValues::List(values) = decoded else {
+                    return Err(user_error("08P01", "parameters by name are not taken"));
+                };
+                let mut typed = Vec::with_capacity(values.len());
+                for (i, v) in values.into_iter().enumerate() {
+                    let value = match stmt.params.get(i).cloned().flatten() {
+                        Some(t) if v.value.data_type() != t => crate::params::cast(&v.value, &t)
+                            .map_err(|m| user_error("22023", format!("parameter ${}: {m}", i + 1)))?,
+                        _ => v.value,
+                    };
+                    typed.push(value.into());
+                }
+                Some(datafusion::common::ParamValues::List(typed))
             }
         };
         let r = self

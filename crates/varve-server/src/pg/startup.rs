@@ -99,6 +99,13 @@ impl StartupHandler for Startup {
             PgWireFrontendMessage::Startup(ref startup) => {
                 protocol_negotiation(client, startup).await?;
                 save_startup_parameters_to_metadata(client, startup);
+                if config.tls.is_some() && !client.is_secure() {
+                    return Err(PgWireError::UserError(Box::new(ErrorInfo::new(
+                        "FATAL".into(),
+                        "28000".into(),
+                        "this server takes TLS connections only: connect with sslmode=require (or verify-full)".into(),
+                    ))));
+                }
                 let user = client.metadata().get(METADATA_USER).cloned().unwrap_or_default();
                 match &config.tokens {
                     None => {

@@ -268,6 +268,13 @@ async fn psycopg_parameters_prepared_binary_writes_grafana_cancel_and_scopes() {
     assert_eq!(j["py_rows"], serde_json::json!([4, 7.0]));
     assert_eq!(j["bad_column"], "42000");
     assert_eq!(j["missing_table"], "42P01");
+    assert_eq!(j["int_for_time"], "22023");
+    assert_eq!(j["float_for_text"], "22023");
+    assert_eq!(j["copy_to_file"], "0A000");
+    assert_eq!(j["copy_to_file_exists"], false);
+    assert_eq!(j["set_runtime"], "42501");
+    assert_eq!(j["copy_typo"], "42703");
+    assert_eq!(j["copied"], serde_json::json!([2, 1.25]));
     assert_eq!(j["application_name"], "varve-test");
     assert_eq!(j["show_server_version"], "16.6");
 

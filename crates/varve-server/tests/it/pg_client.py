@@ -80,6 +80,34 @@ with psycopg.connect(DSN, password=os.environ["TOKEN"]) as conn:
     out["missing_table"] = sqlstate(lambda: cur.execute("SELECT * FROM m.nope"))
     conn.rollback()
 
+    # Refused, never changed or run: a number for a time, a file written by path, runtime
+    # settings, a COPY column the table lacks, a COPY before another statement.
+    out["int_for_time"] = sqlstate(lambda: cur.execute("SELECT count(*) FROM m.cpu WHERE ts >= %s", (1700000000,)))
+    conn.rollback()
+    out["float_for_text"] = sqlstate(lambda: cur.execute("SELECT count(*) FROM m.cpu WHERE host = %s", (2.5,)))
+    conn.rollback()
+    out["copy_to_file"] = sqlstate(lambda: cur.execute("EXPLAIN ANALYZE COPY (SELECT 1) TO '/tmp/varve-pg-copy-to.csv'"))
+    conn.rollback()
+    out["copy_to_file_exists"] = os.path.exists("/tmp/varve-pg-copy-to.csv")
+    out["set_runtime"] = sqlstate(lambda: cur.execute("SET datafusion.runtime.memory_limit = '10G'"))
+    conn.rollback()
+
+    def copy_typo():
+        with cur.copy("COPY m.cpu (ts, hots, v) FROM STDIN WITH (FORMAT csv)") as cp:
+            cp.write("2001-01-01T00:00:00Z,x,1\n")
+
+    out["copy_typo"] = sqlstate(copy_typo)
+    conn.rollback()
+
+    def copy_ok():
+        with cur.copy("COPY m.cpu FROM STDIN WITH (FORMAT csv)") as cp:
+            cp.write('2001-01-01T00:00:00Z,"psy,copy",1.25\n2001-01-01T00:01:00Z,psycopy,\n')
+
+    copy_ok()
+    conn.commit()
+    cur.execute("SELECT count(*), sum(v) FROM m.cpu WHERE host IN ('psy,copy', 'psycopy')")
+    out["copied"] = list(cur.fetchone())
+
     # Run-time parameters.
     cur.execute("SET application_name = 'varve-test'")
     cur.execute("SHOW application_name")

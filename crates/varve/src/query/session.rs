@@ -235,6 +235,9 @@ pub struct Session {
     deletes: Arc<Mutex<Vec<crate::maintain::delete::DeleteReport>>>,
     limits: QueryOptions,
     extra: ExtraSchemas,
+    /// Refuse statements that read or write files by path (`COPY ... TO`, `CREATE EXTERNAL
+    /// TABLE`): set by servers ([`Session::refuse_file_access`]).
+    no_files: std::sync::atomic::AtomicBool,
 }
 
 impl std::fmt::Debug for Session {
@@ -267,7 +270,16 @@ impl Session {
             deletes: Arc::new(Mutex::new(Vec::new())),
             limits,
             extra: ExtraSchemas::default(),
+            no_files: std::sync::atomic::AtomicBool::new(false),
         })
+    }
+
+    /// Makes every later statement that reads or writes files or objects by path (`COPY ... TO
+    /// 'path'`, `CREATE EXTERNAL TABLE`, also under `EXPLAIN`) fail with
+    /// [`crate::ErrorKind::Unsupported`]: a server's clients must reach the lake only through its
+    /// tables.
+    pub fn refuse_file_access(&self) {
+        self.no_files.store(true, std::sync::atomic::Ordering::Relaxed);
     }
 
     /// Adds schema `name` to the catalog every later statement of this session sees, beside the
@@ -392,6 +404,12 @@ impl Session {
                 .map_err(|_| Error::invalid(format!("placeholder {name}: use $1, $2, ...")))?;
             if n == 0 {
                 return Err(Error::invalid("placeholder $0: they count from $1"));
+            }
+            // PostgreSQL's bound on a statement's parameters.
+            if n > 65_535 {
+                return Err(Error::invalid(format!(
+                    "placeholder {name}: a statement takes at most $65535"
+                )));
             }
             if params.len() < n {
                 params.resize(n, None);
@@ -630,6 +648,23 @@ impl Session {
             _ => {}
         }
         let mut plan = state.statement_to_plan(statement).await?;
+        if self.no_files.load(std::sync::atomic::Ordering::Relaxed) {
+            use datafusion::common::tree_node::TreeNode;
+            use datafusion::logical_expr::DdlStatement;
+            let files = plan.exists(|p| {
+                Ok(matches!(
+                    p,
+                    LogicalPlan::Copy(_) | LogicalPlan::Ddl(DdlStatement::CreateExternalTable(_))
+                ))
+            })?;
+            if files {
+                return Err(PlanError::Varve(Error::new(
+                    ErrorKind::Unsupported,
+                    "statements that read or write files by path (COPY ... TO, CREATE EXTERNAL TABLE) are not served: \
+                     query the lake's tables",
+                )));
+            }
+        }
         if asof.is_some() {
             plan = asof::plan_joins(plan).map_err(PlanError::Varve)?;
         }
