@@ -248,14 +248,7 @@ impl PgConn {
                 )?))
             }
             Kind::Rows => {
-                self.check(&stmt.sql)?;
-                let permit = self.app.slot().await.map_err(|m| user_error("53300", m))?;
-                let started = std::time::Instant::now();
-                let watch = self.cancel.subscribe();
-                let (schema, stream) = or_cancel(watch.clone(), self.session.sql_stream_with(&stmt.sql, params))
-                    .await
-                    .map_err(sql_error)?;
-                let stream = cancellable(stream, watch);
+                let (schema, stream, permit, started) = self.start(stmt, params).await?;
                 let finish = Finish {
                     app: self.app.clone(),
                     started,
@@ -267,12 +260,7 @@ impl PgConn {
                     // Run to the end now (the statements after it must see its effects), and free
                     // the slot before the rows are sent.
                     true => {
-                        let batches: Vec<RecordBatch> = stream
-                            .collect::<Vec<_>>()
-                            .await
-                            .into_iter()
-                            .collect::<Result<_, _>>()
-                            .map_err(|e| sql_error(e.into()))?;
+                        let batches = collect_all(stream).await?;
                         drop(finish);
                         (batches_stream(schema.clone(), batches), None)
                     }
@@ -284,20 +272,8 @@ impl PgConn {
                 )?))
             }
             Kind::Command(tag) => {
-                self.check(&stmt.sql)?;
-                let _permit = self.app.slot().await.map_err(|m| user_error("53300", m))?;
-                let started = std::time::Instant::now();
-                let watch = self.cancel.subscribe();
-                let (_, stream) = or_cancel(watch.clone(), self.session.sql_stream_with(&stmt.sql, params))
-                    .await
-                    .map_err(sql_error)?;
-                let stream = cancellable(stream, watch);
-                let batches: Vec<RecordBatch> = stream
-                    .collect::<Vec<_>>()
-                    .await
-                    .into_iter()
-                    .collect::<Result<_, _>>()
-                    .map_err(|e| sql_error(e.into()))?;
+                let (_, stream, _permit, started) = self.start(stmt, params).await?;
+                let batches = collect_all(stream).await?;
                 let count = changed_rows(&batches);
                 let m = &self.app.0.metrics;
                 m.query("pg", started.elapsed().as_secs_f64(), None);
@@ -315,6 +291,28 @@ impl PgConn {
                 }))
             }
         }
+    }
+
+    /// Starts a statement the session runs: checks the login may, waits for a slot, plans it and
+    /// returns its rows as a stream that a cancel request ends, the slot, and when it started.
+    async fn start(
+        &self,
+        stmt: &PgStatement,
+        params: Option<ParamValues>,
+    ) -> PgWireResult<(
+        SchemaRef,
+        SendableRecordBatchStream,
+        crate::http::Slot,
+        std::time::Instant,
+    )> {
+        self.check(&stmt.sql)?;
+        let slot = self.app.slot().await.map_err(|m| user_error("53300", m))?;
+        let started = std::time::Instant::now();
+        let watch = self.cancel.subscribe();
+        let (schema, stream) = or_cancel(watch.clone(), self.session.sql_stream_with(&stmt.sql, params))
+            .await
+            .map_err(sql_error)?;
+        Ok((schema, cancellable(stream, watch), slot, started))
     }
 
     /// Parses `sql` for the extended protocol: classifies it and, for statements the session
@@ -349,6 +347,16 @@ impl PgConn {
             schema,
         })
     }
+}
+
+/// Every batch of `stream`.
+async fn collect_all(stream: SendableRecordBatchStream) -> PgWireResult<Vec<RecordBatch>> {
+    stream
+        .collect::<Vec<_>>()
+        .await
+        .into_iter()
+        .collect::<Result<_, _>>()
+        .map_err(|e| sql_error(e.into()))
 }
 
 /// The rows changed by a DML statement: its result's single `count` value.
