@@ -124,9 +124,6 @@ pub(crate) async fn run(lake: Lake, args: ServeArgs, file: ServeFile) -> varve::
         None => None,
     };
     let allow_anonymous_read = args.allow_anonymous_read || file.allow_anonymous_read.unwrap_or(false);
-    if allow_anonymous_read && tokens.is_none() {
-        return Err(invalid("--allow-anonymous-read needs --token-file".into()));
-    }
     let timeout = args.query_timeout.or(file.query_timeout).unwrap_or_else(|| "5m".into());
     let query_timeout =
         varve::parse_duration(&timeout).map_err(|e| invalid(format!("--query-timeout {timeout}: {}", e.message())))?;

@@ -396,48 +396,43 @@ pub(crate) enum Refusal {
     Forbidden(String),
 }
 
-/// Whether `sql` is `SET [SESSION|LOCAL] datafusion.runtime.…`, by DataFusion's SQL tokenizer.
-fn sets_runtime(sql: &str) -> bool {
+/// The first `n` words of `sql` by DataFusion's SQL tokenizer (whitespace, comments and
+/// parentheses skipped): unquoted words upper-cased, `.` as itself, any other token as an empty
+/// word; `None` for text it cannot tokenize.
+fn first_words(sql: &str, n: usize) -> Option<Vec<String>> {
     use datafusion::sql::sqlparser::dialect::GenericDialect;
     use datafusion::sql::sqlparser::tokenizer::{Token, Tokenizer};
-    let Ok(tokens) = Tokenizer::new(&GenericDialect {}, sql).tokenize() else {
-        return false;
-    };
-    let words: Vec<String> = tokens
-        .iter()
-        .filter(|t| !matches!(t, Token::Whitespace(_)))
-        .take(6)
-        .map(|t| match t {
-            Token::Word(w) => w.value.to_ascii_lowercase(),
-            other => other.to_string(),
-        })
-        .collect();
-    let mut w = words.iter().map(String::as_str);
-    if w.next() != Some("set") {
-        return false;
-    }
-    let mut name = w.next();
-    if matches!(name, Some("session" | "local")) {
-        name = w.next();
-    }
-    name == Some("datafusion") && w.next() == Some(".") && w.next() == Some("runtime")
+    let tokens = Tokenizer::new(&GenericDialect {}, sql).tokenize().ok()?;
+    Some(
+        tokens
+            .iter()
+            .filter_map(|t| match t {
+                Token::Whitespace(_) | Token::LParen => None,
+                Token::Word(w) if w.quote_style.is_none() => Some(w.value.to_ascii_uppercase()),
+                Token::Period => Some(".".to_string()),
+                _ => Some(String::new()),
+            })
+            .take(n)
+            .collect(),
+    )
+}
+
+/// Whether `sql` is `SET [SESSION|LOCAL] datafusion.runtime.…`.
+fn sets_runtime(sql: &str) -> bool {
+    let Some(words) = first_words(sql, 6) else { return false };
+    let words: Vec<&str> = words.iter().map(String::as_str).collect();
+    matches!(
+        words.as_slice(),
+        ["SET", "DATAFUSION", ".", "RUNTIME", ..] | ["SET", "SESSION" | "LOCAL", "DATAFUSION", ".", "RUNTIME", ..]
+    )
 }
 
 /// Whether the statement `sql` only reads: its first keyword (after `EXPLAIN` and `VERBOSE`,
 /// but not `EXPLAIN ANALYZE`, which runs the statement) is `SELECT`, `WITH`, `VALUES`, `SHOW`,
-/// `DESCRIBE` or `EXPLAIN`, by DataFusion's SQL tokenizer (comments and parentheses skipped).
-/// Conservative: text it cannot classify counts as a write.
+/// `DESCRIBE` or `EXPLAIN`. Conservative: text it cannot classify counts as a write.
 pub(crate) fn reads_only(sql: &str) -> bool {
-    use datafusion::sql::sqlparser::dialect::GenericDialect;
-    use datafusion::sql::sqlparser::tokenizer::{Token, Tokenizer};
-    let Ok(tokens) = Tokenizer::new(&GenericDialect {}, sql).tokenize() else {
-        return false;
-    };
-    let mut words = tokens.iter().filter_map(|t| match t {
-        Token::Whitespace(_) | Token::LParen => None,
-        Token::Word(w) if w.quote_style.is_none() => Some(w.value.to_ascii_uppercase()),
-        _ => Some(String::new()),
-    });
+    let Some(words) = first_words(sql, 3) else { return false };
+    let mut words = words.into_iter();
     let mut first = words.next().unwrap_or_default();
     if first == "EXPLAIN" {
         first = words.next().unwrap_or_default();
@@ -537,5 +532,8 @@ mod tests {
         ] {
             assert!(!reads_only(s), "{s}");
         }
+        assert!(sets_runtime("SET datafusion.runtime.memory_limit = '1G'"));
+        assert!(sets_runtime("set session DataFusion.Runtime.temp_directory = '/'"));
+        assert!(!sets_runtime("SET datafusion.execution.batch_size = 10"));
     }
 }

@@ -31,12 +31,17 @@ fn psql(port: u16, user: &str, password: Option<&str>, args: &[&str]) -> (bool, 
     )
 }
 
-/// A token file with a write token and a read token scoped to namespace `m`.
-fn tokens() -> (Tokens, String, String) {
+/// A server over `lake` whose token file has a write token and a read token scoped to namespace
+/// `m`: the server and the two tokens.
+async fn start_with_tokens(lake: varve::Lake) -> (crate::http::Running, String, String) {
     let (write, w) = new_token(Scope::Write, None).unwrap();
     let (read, r) = new_token(Scope::Read, Some("m")).unwrap();
     let tokens = Tokens::parse(&format!("{}\n{}\n", w.line(), r.line())).unwrap();
-    (tokens, write, read)
+    let config = ServerConfig {
+        tokens: Some(tokens),
+        ..ServerConfig::default()
+    };
+    (start(lake, config).await, write, read)
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -47,15 +52,7 @@ async fn psql_lists_describes_queries_copies_and_logs_in_with_tokens() {
         .sql("SELECT host, v FROM m.cpu WHERE ts < TIMESTAMP '1970-01-01T01:00:00Z' ORDER BY host, ts")
         .await
         .unwrap();
-    let (tokens, write, read) = tokens();
-    let s = start(
-        lake,
-        ServerConfig {
-            tokens: Some(tokens),
-            ..ServerConfig::default()
-        },
-    )
-    .await;
+    let (s, write, read) = start_with_tokens(lake).await;
     let port = s.pg_port;
     let csv = dir.path().join("more.csv");
     std::fs::write(
@@ -202,15 +199,7 @@ async fn psycopg_parameters_prepared_binary_writes_grafana_cancel_and_scopes() {
         )
         .await
         .unwrap();
-    let (tokens, write, read) = tokens();
-    let s = start(
-        lake,
-        ServerConfig {
-            tokens: Some(tokens),
-            ..ServerConfig::default()
-        },
-    )
-    .await;
+    let (s, write, read) = start_with_tokens(lake).await;
     let port = s.pg_port.to_string();
     let metrics_token = write.clone();
     let out = tokio::task::spawn_blocking(move || {
@@ -357,15 +346,7 @@ async fn jdbc_metadata_prepared_statements_binary_and_writes() {
                 .to_string(),
         );
     }
-    let (tokens, write, _) = tokens();
-    let s = start(
-        lake,
-        ServerConfig {
-            tokens: Some(tokens),
-            ..ServerConfig::default()
-        },
-    )
-    .await;
+    let (s, write, _) = start_with_tokens(lake).await;
     let port = s.pg_port.to_string();
     let source = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/it/JdbcClient.java");
     let out = tokio::task::spawn_blocking(move || {
