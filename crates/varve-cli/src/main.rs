@@ -5,6 +5,7 @@
 
 mod demo;
 mod import;
+mod ingest;
 mod maintain;
 mod output;
 mod rollup;
@@ -116,6 +117,10 @@ enum Command {
     /// wire protocol, writes (line protocol, CSV, NDJSON, Arrow, Parquet, COPY), with tokens and
     /// limits, until SIGINT or SIGTERM.
     Serve(serve::ServeArgs),
+    /// Read Kafka topics into tables, exactly once, through a local write-ahead log: records
+    /// are visible to queries about a second after they arrive (--commit-interval), bad ones go
+    /// to the table `<table>__rejected`; runs until SIGINT or SIGTERM (docs/ingest.md).
+    Ingest(ingest::IngestArgs),
     /// Manage the tokens of a token file (`serve --token-file`): add, ls, revoke.
     Token(token::TokenArgs),
     /// Create a lake in a fresh directory, import real data and run example queries. The lake
@@ -276,15 +281,26 @@ async fn run(cli: Cli) -> varve::Result<()> {
         },
         _ => serve::ServeFile::default(),
     };
-    for (k, v) in &serve_file.storage {
+    let ingest_file = match &cli.command {
+        Command::Ingest(args) => match &args.config {
+            Some(path) => varve_ingest::config::read(path)?,
+            None => Default::default(),
+        },
+        _ => Default::default(),
+    };
+    for (k, v) in serve_file.storage.iter().chain(&ingest_file.storage) {
         options.entry(k.clone()).or_insert_with(|| v.clone());
     }
     let url = cli
         .lake
         .clone()
         .or_else(|| serve_file.lake.clone())
+        .or_else(|| ingest_file.lake.clone())
         .unwrap_or_else(varve::default_lake_url);
-    let writes = matches!(cli.command, Command::Import(_) | Command::Create(_));
+    let writes = matches!(
+        cli.command,
+        Command::Import(_) | Command::Create(_) | Command::Ingest(_)
+    );
     if !writes && !url.contains(':') && !std::path::Path::new(&url).is_dir() {
         return Err(varve::Error::not_found(format!(
             "no lake at {url}: a local lake is made by the first `varve import` or `varve create` (or give --lake)"
@@ -337,6 +353,7 @@ async fn run(cli: Cli) -> varve::Result<()> {
         }
         Command::Maintain(args) => maintain::run(&lake, args).await,
         Command::Serve(args) => serve::run(lake, args, serve_file).await,
+        Command::Ingest(args) => ingest::run(lake, args, ingest_file).await,
         Command::Token(args) => token::run(args, true),
         Command::Alter(args) => maintain::alter(&lake, args).await,
         Command::Rollup(args) => rollup::run(&lake, args).await,

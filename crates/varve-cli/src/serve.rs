@@ -184,7 +184,7 @@ pub(crate) async fn run(lake: Lake, args: ServeArgs, file: ServeFile) -> varve::
 }
 
 /// SIGINT (Ctrl-C) or SIGTERM.
-async fn shutdown_signal() {
+pub(crate) async fn shutdown_signal() {
     #[cfg(unix)]
     {
         use tokio::signal::unix::{signal, SignalKind};

@@ -219,6 +219,7 @@ async fn append(
         note: opts.note.clone(),
         time: opts.time.clone(),
         no_maintain: opts.no_maintain,
+        checkpoint: None,
     };
     let d = lake.describe(table).await?;
     let mut appender = lake.appender(table, append_opts).await?;

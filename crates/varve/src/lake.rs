@@ -631,6 +631,20 @@ impl Lake {
         self.sql(&sql).await
     }
 
+    /// The positions of `source`'s streams stored in table `name` by commits with a
+    /// [`crate::SourceCheckpoint`] (Kafka ingestion: `topic/partition` → the next offset to read),
+    /// read from the table's newest metadata.
+    ///
+    /// Errors: [`crate::ErrorKind::NotFound`]; storage errors.
+    pub async fn source_positions(&self, name: &str, source: &str) -> Result<HashMap<String, i64>> {
+        let ident = TableIdent::parse(name)?;
+        let t = catalog::load(&self.storage, &self.cache, &ident).await?;
+        Ok(crate::commit::checkpoint::stored_positions(
+            t.metadata.properties(),
+            source,
+        ))
+    }
+
     /// Size and shape of a table: rows, files, bytes, snapshots, partitions, time range, series.
     pub async fn info(&self, name: &str) -> Result<TableInfo> {
         let ident = TableIdent::parse(name)?;

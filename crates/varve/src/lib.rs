@@ -76,7 +76,7 @@ mod storage;
 mod write;
 
 pub use catalog::{TableIdent, DEFAULT_NAMESPACE};
-pub use commit::{AppendOptions, AppendReport, InlineMaintenance};
+pub use commit::{AppendOptions, AppendReport, InlineMaintenance, SourceCheckpoint, SourcePosition};
 pub use error::{Error, ErrorKind, Result};
 pub use format::properties::{parse_bytes, parse_duration};
 pub use format::{parse_type, type_label, ColumnChange, Dedup, Partitioning, TableContract, PARTITION_ROWS};
@@ -91,7 +91,7 @@ pub use query::session::{split_statements, Described, QueryOptions, Scans, Sessi
 pub use query::text::nested_as_text;
 pub use rollup::{RefreshReport, RollupInfo};
 pub use storage::{default_lake_url, CacheMode, CacheStats, StorageKind, DEFAULT_LAKE, LAKE_ENV};
-pub use write::time::parse_time_unit;
+pub use write::time::{parse_time_unit, times_to_micros};
 pub use write::TimeOptions;
 
 /// Stack bytes for the threads that plan and run queries (the runtime's workers): DataFusion walks

@@ -46,6 +46,11 @@ pub struct AppendOptions {
     /// is on and a partition the append touched holds more than `varve.compact-min-files` small
     /// files).
     pub no_maintain: bool,
+    /// Source positions the append's rows cover (Kafka offsets), stored with them in the same
+    /// commit; see [`super::checkpoint`]. An append with a checkpoint and no rows still commits
+    /// the positions. Errors: [`crate::ErrorKind::Conflict`] when another writer moved a stream
+    /// on; a replay of a committed checkpoint reports `duplicate`.
+    pub checkpoint: Option<super::SourceCheckpoint>,
 }
 
 /// What inline maintenance after an append did. A failure is reported here and never fails or
@@ -390,6 +395,10 @@ impl Appender {
     /// Flushes and commits. On failure, the uploaded files are deleted and the table is unchanged;
     /// a duplicate batch deletes them too and reports `duplicate`.
     pub(crate) async fn commit(mut self) -> Result<AppendReport> {
+        if let Some(Err(e)) = self.opts.checkpoint.as_ref().map(|c| c.validate()) {
+            self.abort().await;
+            return Err(e);
+        }
         if self.is_duplicate() {
             crate::catalog::repair_version_hint(&self.storage, &self.base).await;
             self.abort().await;
@@ -418,7 +427,7 @@ impl Appender {
             pending_bytes.push((path.clone(), bytes));
             self.count_in(path, file);
         }
-        if self.files.is_empty() && !overwrite {
+        if self.files.is_empty() && !overwrite && self.opts.checkpoint.is_none() {
             let mut r = self.report.clone();
             r.seconds = self.started.elapsed().as_secs_f64();
             return Ok(r);
@@ -455,6 +464,10 @@ impl Appender {
         };
         txn.batch_id = self.opts.batch_id.clone();
         txn.note = self.opts.note.clone();
+        if let Some(cp) = &self.opts.checkpoint {
+            txn.set_properties.extend(cp.properties());
+            txn.checkpoint = Some(cp.clone());
+        }
         if self.added.is_empty() {
             txn.written_schema = Some(self.schema.clone());
         } else {

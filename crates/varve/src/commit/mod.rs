@@ -13,6 +13,8 @@
 //! snapshot that names it.
 //!
 //! Rebase rules, checked on every attempt against the newest metadata:
+//! - a source checkpoint ([`checkpoint`]) whose streams moved to other positions is a conflict,
+//!   and one whose streams are all at its end already is a duplicate;
 //! - a batch id already committed (kept in the bounded `varve.batch-ids` property, and in the
 //!   summaries of retained snapshots) makes the change a duplicate: nothing is committed;
 //! - every removed data file must still be live: otherwise another writer rewrote or deleted it
@@ -29,6 +31,7 @@
 //! facade build transactions.
 
 pub(crate) mod append;
+pub(crate) mod checkpoint;
 pub(crate) mod dedup;
 mod snapshot;
 
@@ -48,6 +51,7 @@ use crate::format::schema;
 use crate::storage::Storage;
 
 pub use append::{AppendOptions, AppendReport, InlineMaintenance};
+pub use checkpoint::{SourceCheckpoint, SourcePosition};
 
 /// Snapshot summary key holding an append's batch id.
 pub(crate) const SUMMARY_BATCH_ID: &str = "varve.batch-id";
@@ -112,6 +116,8 @@ pub(crate) struct Transaction {
     pub(crate) batch_id: Option<String>,
     /// A note kept in the snapshot summary and shown by `history`.
     pub(crate) note: Option<String>,
+    /// Source positions the change advances, compare-and-set on every attempt ([`checkpoint`]).
+    pub(crate) checkpoint: Option<SourceCheckpoint>,
     /// Objects this change uploaded (data files): deleted when it fails or is a duplicate.
     pub(crate) uploaded: Vec<Path>,
     /// Data files encoded but not uploaded yet (their paths are in `uploaded` and their entries
@@ -138,6 +144,7 @@ impl Transaction {
             expire_snapshots: vec![],
             batch_id: None,
             note: None,
+            checkpoint: None,
             uploaded: vec![],
             pending: vec![],
             rebase: None,
@@ -203,6 +210,11 @@ async fn commit_inner(
         catalog::repair_version_hint(storage, &latest).await;
         if let Some(b) = txn.batch_id.as_deref() {
             if has_batch(&latest, b) {
+                return Ok(Outcome::Duplicate { attempts: attempt });
+            }
+        }
+        if let Some(cp) = &txn.checkpoint {
+            if cp.standing(&ident.to_string(), latest.metadata.properties())? == checkpoint::Standing::Committed {
                 return Ok(Outcome::Duplicate { attempts: attempt });
             }
         }

@@ -258,6 +258,10 @@ fn summary(parent: Option<&HashMap<String, String>>, txn: &Transaction) -> HashM
     if let Some(n) = &txn.note {
         p.insert(SUMMARY_NOTE.to_string(), n.clone());
     }
+    if let Some(cp) = &txn.checkpoint {
+        let (k, v) = cp.summary();
+        p.insert(k, v);
+    }
     p
 }
 

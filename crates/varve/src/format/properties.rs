@@ -146,6 +146,11 @@ pub(crate) fn validate_alter(key: &str, value: Option<&str>) -> Result<()> {
             "{key} is kept by Varve's rollups and cannot be set; use CREATE ROLLUP, DROP ROLLUP and REFRESH ROLLUP"
         )));
     }
+    if key.starts_with(crate::commit::checkpoint::PROP_SOURCE_PREFIX) {
+        return Err(Error::invalid(format!(
+            "{key} is a source position kept by `varve ingest` commits and cannot be set"
+        )));
+    }
     if key == PROP_BATCH_IDS {
         return Err(Error::invalid(format!(
             "{key} is kept by Varve's commits and cannot be set"

@@ -57,6 +57,21 @@ pub fn parse_time_unit(s: &str) -> Result<TimeUnit> {
     }
 }
 
+/// Converts a column of times (integers or floats in [`TimeOptions::unit`], timestamps, or
+/// strings read with [`TimeOptions::format`] and [`TimeOptions::timezone`]) to µs since
+/// 1970-01-01 UTC, exactly as an append reads its time column. `name` names the column in errors,
+/// whose row numbers count from 1.
+///
+/// Errors: [`crate::ErrorKind::InvalidInput`] naming the column, row and value for a null,
+/// unparsable or out-of-range time, a leap second, or sub-µs digits without
+/// [`TimeOptions::truncate_ns`]; [`crate::ErrorKind::SchemaMismatch`] for a type that cannot hold
+/// a time.
+pub fn times_to_micros(array: &ArrayRef, name: &str, opts: &TimeOptions) -> Result<Vec<i64>> {
+    let c = to_utc_micros(array, name, 0, opts)?;
+    let v = cast_with_options(&c.values, &DataType::Int64, &CastOptions::default())?;
+    Ok(v.as_primitive::<arrow::datatypes::Int64Type>().values().to_vec())
+}
+
 pub(crate) fn parse_tz(s: Option<&str>) -> Result<Option<Tz>> {
     match s {
         None => Ok(None),
