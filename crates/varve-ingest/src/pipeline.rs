@@ -253,6 +253,10 @@ pub async fn run(
             tracing::warn!(segment = %sealed.path.display(), "dropped a torn last frame (a crash mid-write); Kafka still has those records");
         }
         let n = sealed.frames.len();
+        if n == 0 {
+            std::fs::remove_file(&sealed.path).map_err(|e| io(&dir, e))?;
+            continue;
+        }
         let c = Box::pin(commit::commit_segment(
             &lake,
             &cfg.table,

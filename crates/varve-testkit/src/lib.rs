@@ -135,6 +135,11 @@ impl S3Server {
         }
     }
 
+    /// The server's process id (to stop it with SIGSTOP, for an outage).
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
     /// Creates a bucket.
     pub fn create_bucket(&self, bucket: &str) {
         let code = format!(

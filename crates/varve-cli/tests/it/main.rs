@@ -7,6 +7,7 @@ mod commands;
 mod concurrency;
 mod data_errors;
 mod docs;
+mod ingest;
 mod maintenance;
 mod pipes;
 mod real_data;
