@@ -3,6 +3,7 @@
     kafka_tool.py --brokers H:P create-topic NAME --partitions N
     kafka_tool.py --brokers H:P produce --topic T --partitions N --count C [--rate R]
                   [--format json|line-protocol|csv] [--bad-every K] [--first I] [--fields F]
+                  [--linger-ms MS]
 
 `produce` sends records i = first .. first+count-1, record i to partition i % N, so that within a
 partition the records are in order of i. A record's payload carries `seq` = i (and `p`, its
@@ -71,7 +72,7 @@ def payload(fmt, i, p, fields, bad):
 def produce(args):
     prod = Producer({
         "bootstrap.servers": args.brokers,
-        "linger.ms": 5,
+        "linger.ms": args.linger_ms,
         "acks": "all",
         "enable.idempotence": False,
         "queue.buffering.max.messages": 1_000_000,
@@ -128,6 +129,8 @@ def main():
     p.add_argument("--format", default="json", choices=["json", "line-protocol", "csv"])
     p.add_argument("--bad-every", type=int, default=0)
     p.add_argument("--fields", type=int, default=1)
+    # A broker that writes each request to S3 wants fewer, larger requests.
+    p.add_argument("--linger-ms", type=int, default=5)
     args = ap.parse_args()
     {"create-topic": create_topic, "produce": produce}[args.cmd](args)
 

@@ -411,3 +411,82 @@ impl Rng {
         self.0 % n
     }
 }
+
+/// A TCP proxy on 127.0.0.1 in front of a real server, which can be cut off to make an outage
+/// the clients see as connection errors (resets and refused requests), then restored.
+#[derive(Debug)]
+pub struct OutageProxy {
+    /// `127.0.0.1:<port>` of the proxy.
+    pub addr: String,
+    down: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    generation: std::sync::Arc<std::sync::atomic::AtomicU64>,
+}
+
+impl OutageProxy {
+    /// Starts a proxy to `upstream` (`host:port`); it runs until the process ends.
+    pub fn start(upstream: &str) -> OutageProxy {
+        use std::sync::atomic::Ordering;
+        let listener = TcpListener::bind("127.0.0.1:0").expect("bind proxy");
+        let addr = listener.local_addr().unwrap().to_string();
+        let down = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let generation = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0));
+        let (d, g, up) = (down.clone(), generation.clone(), upstream.to_string());
+        std::thread::spawn(move || {
+            for client in listener.incoming() {
+                let Ok(client) = client else { continue };
+                if d.load(Ordering::SeqCst) {
+                    drop(client);
+                    continue;
+                }
+                let Ok(server) = std::net::TcpStream::connect(&up) else {
+                    continue;
+                };
+                let born = g.load(Ordering::SeqCst);
+                for (mut from, mut to) in [
+                    (client.try_clone().unwrap(), server.try_clone().unwrap()),
+                    (server, client),
+                ] {
+                    let (d, g) = (d.clone(), g.clone());
+                    std::thread::spawn(move || {
+                        use std::io::{Read, Write};
+                        let _ = from.set_read_timeout(Some(Duration::from_millis(100)));
+                        let mut buf = vec![0u8; 64 * 1024];
+                        loop {
+                            if d.load(Ordering::SeqCst) || g.load(Ordering::SeqCst) != born {
+                                break;
+                            }
+                            match from.read(&mut buf) {
+                                Ok(0) => break,
+                                Ok(n) => {
+                                    if to.write_all(&buf[..n]).is_err() {
+                                        break;
+                                    }
+                                }
+                                Err(e)
+                                    if matches!(
+                                        e.kind(),
+                                        std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                                    ) => {}
+                                Err(_) => break,
+                            }
+                        }
+                        let _ = from.shutdown(std::net::Shutdown::Both);
+                        let _ = to.shutdown(std::net::Shutdown::Both);
+                    });
+                }
+            }
+        });
+        OutageProxy { addr, down, generation }
+    }
+
+    /// Cuts every connection and refuses new ones until [`OutageProxy::restore`].
+    pub fn cut(&self) {
+        self.down.store(true, std::sync::atomic::Ordering::SeqCst);
+        self.generation.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+    }
+
+    /// Lets connections through again.
+    pub fn restore(&self) {
+        self.down.store(false, std::sync::atomic::Ordering::SeqCst);
+    }
+}

@@ -8,7 +8,7 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use varve_testkit::kafka::Broker;
-use varve_testkit::{Rng, S3Server};
+use varve_testkit::{OutageProxy, Rng, S3Server};
 
 /// A `varve ingest` process; its stderr goes to `<wal>.log`.
 fn ingest(lake: &str, lake_opts: &[String], broker: &Broker, wal: &Path, extra: &[&str]) -> Child {
@@ -20,7 +20,15 @@ fn ingest(lake: &str, lake_opts: &[String], broker: &Broker, wal: &Path, extra: 
     Command::new(env!("CARGO_BIN_EXE_varve"))
         .args(["--lake", lake])
         .args(lake_opts)
-        .args(["ingest", "--brokers", &broker.bootstrap(), "--topic", "events", "--table", "iot.events"])
+        .args([
+            "ingest",
+            "--brokers",
+            &broker.bootstrap(),
+            "--topic",
+            "events",
+            "--table",
+            "iot.events",
+        ])
         .args(["--series-key", "device", "--wal-dir"])
         .arg(wal)
         .args(extra)
@@ -56,7 +64,11 @@ fn logs(dir: &Path) -> String {
         if p.extension().is_some_and(|x| x == "log") {
             let text = std::fs::read_to_string(&p).unwrap_or_default();
             let tail: Vec<&str> = text.lines().rev().take(15).collect();
-            s += &format!("--- {}\n{}\n", p.display(), tail.into_iter().rev().collect::<Vec<_>>().join("\n"));
+            s += &format!(
+                "--- {}\n{}\n",
+                p.display(),
+                tail.into_iter().rev().collect::<Vec<_>>().join("\n")
+            );
         }
     }
     s
@@ -90,7 +102,10 @@ fn count(lake: &varve::Lake) -> u64 {
     match block_on(lake.sql("SELECT count(*) FROM iot.events")) {
         Ok(r) => {
             use arrow::array::AsArray;
-            r.batches[0].column(0).as_primitive::<arrow::datatypes::Int64Type>().value(0) as u64
+            r.batches[0]
+                .column(0)
+                .as_primitive::<arrow::datatypes::Int64Type>()
+                .value(0) as u64
         }
         Err(_) => 0,
     }
@@ -125,9 +140,21 @@ fn assert_exactly_once(rows: &[(i64, i64)], n: i64, partitions: i64) {
             dups.push((p, s / partitions));
         }
     }
-    assert!(dups.is_empty(), "{} records stored twice, e.g. (partition, offset) {:?}", dups.len(), &dups[..dups.len().min(5)]);
-    let missing: Vec<i64> = (0..n).filter(|s| !seen.contains(&(s % partitions, s / partitions))).collect();
-    assert!(missing.is_empty(), "{} records missing, e.g. seq {:?}", missing.len(), &missing[..missing.len().min(5)]);
+    assert!(
+        dups.is_empty(),
+        "{} records stored twice, e.g. (partition, offset) {:?}",
+        dups.len(),
+        &dups[..dups.len().min(5)]
+    );
+    let missing: Vec<i64> = (0..n)
+        .filter(|s| !seen.contains(&(s % partitions, s / partitions)))
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "{} records missing, e.g. seq {:?}",
+        missing.len(),
+        &missing[..missing.len().min(5)]
+    );
     assert_eq!(rows.len() as i64, n);
 }
 
@@ -141,12 +168,23 @@ fn kill_9_ten_times_loses_and_duplicates_nothing() {
     let lake = lake_dir.display().to_string();
     let (wal_a, wal_b) = (dir.path().join("wal-a"), dir.path().join("wal-b"));
     let producer = broker.spawn_tool(&[
-        "produce", "--topic", "events", "--partitions", "4", "--count", &N.to_string(), "--rate", "2500",
+        "produce",
+        "--topic",
+        "events",
+        "--partitions",
+        "4",
+        "--count",
+        &N.to_string(),
+        "--rate",
+        "2500",
     ]);
     let extra = ["--commit-interval", "500ms"];
     let a = ingest(&lake, &[], &broker, &wal_a, &extra);
     let mut b = ingest(&lake, &[], &broker, &wal_b, &extra);
-    let seed = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_millis() as u64;
+    let seed = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_millis() as u64;
     let mut rng = Rng(seed);
     eprintln!("kill -9 schedule seed {seed}");
     let log_b = wal_b.with_extension("log");
@@ -174,7 +212,11 @@ fn kill_9_ten_times_loses_and_duplicates_nothing() {
         b = ingest(&lake, &[], &broker, &wal_b, &extra);
     }
     let out = producer.wait_with_output().unwrap();
-    assert!(out.status.success(), "producer: {}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "producer: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let lake_h = varve::Lake::open(&lake, &Default::default()).unwrap();
     wait_for(&lake_h, N as u64, Duration::from_secs(180), dir.path());
     // A little longer: a late duplicate would show now.
@@ -192,7 +234,11 @@ fn kill_9_ten_times_loses_and_duplicates_nothing() {
             .matches("another ingestor committed this partition")
             .count();
     eprintln!("ingestor b: {owned} assignments with partitions, {replayed} log segments replayed; {resumed} partitions resumed from the table after a conflict");
-    assert!(owned >= 10, "b owned partitions only {owned} times:\n{}", logs(dir.path()));
+    assert!(
+        owned >= 10,
+        "b owned partitions only {owned} times:\n{}",
+        logs(dir.path())
+    );
     // The table's offsets are the ends of the partitions.
     let pos = block_on(lake_h.source_positions("iot.events", "kafka")).unwrap();
     let want: BTreeMap<String, i64> = (0..4).map(|p| (format!("events/{p}"), N / 4)).collect();
@@ -202,49 +248,109 @@ fn kill_9_ten_times_loses_and_duplicates_nothing() {
 #[test]
 fn broker_restart_and_storage_outage_lose_and_duplicate_nothing() {
     const N: i64 = 30_000;
+    // The broker keeps its log in one S3 server (so that it survives its restart); the lake is
+    // in another, reached through a proxy that can cut it off.
+    let kafka_s3 = S3Server::start();
+    kafka_s3.create_bucket("kafka");
     let s3 = S3Server::start();
-    s3.create_bucket("kafka");
     s3.create_bucket("lake");
-    let mut broker = Broker::start_s3(&s3, "kafka");
+    let proxy = OutageProxy::start(&s3.host_port);
+    let mut lake_opts = s3.options();
+    lake_opts.insert("endpoint".into(), format!("http://{}", proxy.addr));
+    let mut broker = Broker::start_s3(&kafka_s3, "kafka");
     broker.tool(&["create-topic", "events", "--partitions", "2"]);
     let dir = tempfile::tempdir().unwrap();
     let wal = dir.path().join("wal");
     let lake = "s3://lake/l".to_string();
-    let opts: Vec<String> = s3
-        .options()
+    let opts: Vec<String> = lake_opts
+        .clone()
         .into_iter()
         .flat_map(|(k, v)| ["-o".to_string(), format!("{k}={v}")])
         .collect();
-    let first = broker.spawn_tool(&["produce", "--topic", "events", "--partitions", "2", "--count", "10000", "--rate", "2000"]);
+    // The broker writes each produce request to S3 (moto): few, large requests.
+    let first = broker.spawn_tool(&[
+        "produce",
+        "--topic",
+        "events",
+        "--partitions",
+        "2",
+        "--count",
+        "10000",
+        "--rate",
+        "2000",
+        "--linger-ms",
+        "250",
+    ]);
     let ing = ingest(&lake, &opts, &broker, &wal, &[]);
     let out = first.wait_with_output().unwrap();
-    assert!(out.status.success(), "producer: {}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "producer: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     // The broker goes away and comes back (its log is in S3).
     broker.restart();
-    broker.tool(&["produce", "--topic", "events", "--partitions", "2", "--count", "10000", "--first", "10000"]);
-    // The lake's storage stops answering for 10 s while records keep coming.
-    let moto = s3.pid();
+    broker.tool(&[
+        "produce",
+        "--topic",
+        "events",
+        "--partitions",
+        "2",
+        "--count",
+        "10000",
+        "--first",
+        "10000",
+    ]);
+    // The lake's storage is unreachable for 10 s while records keep coming.
     let producer = broker.spawn_tool(&[
-        "produce", "--topic", "events", "--partitions", "2", "--count", "10000", "--first", "20000", "--rate", "1000",
+        "produce",
+        "--topic",
+        "events",
+        "--partitions",
+        "2",
+        "--count",
+        "10000",
+        "--first",
+        "20000",
+        "--rate",
+        "1000",
+        "--linger-ms",
+        "250",
     ]);
     std::thread::sleep(Duration::from_secs(2));
-    let _ = Command::new("kill").args(["-STOP", &moto.to_string()]).status();
+    proxy.cut();
     std::thread::sleep(Duration::from_secs(10));
-    let _ = Command::new("kill").args(["-CONT", &moto.to_string()]).status();
+    proxy.restore();
     let out = producer.wait_with_output().unwrap();
-    assert!(out.status.success(), "producer: {}", String::from_utf8_lossy(&out.stderr));
-    let lake_h = varve::Lake::open(&lake, &s3.options()).unwrap();
+    assert!(
+        out.status.success(),
+        "producer: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let lake_h = varve::Lake::open(&lake, &lake_opts).unwrap();
     wait_for(&lake_h, N as u64, Duration::from_secs(120), dir.path());
     std::thread::sleep(Duration::from_secs(2));
     stop(ing);
     assert_exactly_once(&stored(&lake_h), N, 2);
+    let log = std::fs::read_to_string(wal.with_extension("log")).unwrap();
+    assert!(
+        log.contains("All broker connections are down"),
+        "the broker restart was not seen:\n{log}"
+    );
+    assert!(
+        log.contains("commit failed; retrying"),
+        "the storage outage was not seen:\n{log}"
+    );
 }
 
 #[test]
 fn freshness_at_the_defaults_is_reported() {
     // 5,000 records/s for 60 s (CI: a loaded 2-core machine, debug build; the benchmark has the
     // release figure).
-    let secs: u64 = std::env::var("VARVE_FRESHNESS_SECONDS").ok().and_then(|v| v.parse().ok()).unwrap_or(60);
+    let secs: u64 = std::env::var("VARVE_FRESHNESS_SECONDS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(60);
     let rate = 5000u64;
     let broker = Broker::start();
     broker.tool(&["create-topic", "events", "--partitions", "4"]);
@@ -261,8 +367,17 @@ fn freshness_at_the_defaults_is_reported() {
     let before = scrape(&metrics);
     let n = secs * rate;
     broker.tool(&[
-        "produce", "--topic", "events", "--partitions", "4", "--count", &n.to_string(), "--first", "4",
-        "--rate", &rate.to_string(),
+        "produce",
+        "--topic",
+        "events",
+        "--partitions",
+        "4",
+        "--count",
+        &n.to_string(),
+        "--first",
+        "4",
+        "--rate",
+        &rate.to_string(),
     ]);
     wait_for(&lake_h, n + 4, Duration::from_secs(120), dir.path());
     let after = scrape(&metrics);
@@ -273,9 +388,16 @@ fn freshness_at_the_defaults_is_reported() {
         .collect();
     let total = buckets.last().unwrap().1;
     assert!(total >= n as f64, "freshness observed for {total} records of {n}");
-    let q = |q: f64| buckets.iter().find(|(_, c)| *c >= q * total).map_or(f64::INFINITY, |b| b.0);
+    let q = |q: f64| {
+        buckets
+            .iter()
+            .find(|(_, c)| *c >= q * total)
+            .map_or(f64::INFINITY, |b| b.0)
+    };
     let (p50, p95, p99) = (q(0.5), q(0.95), q(0.99));
-    eprintln!("freshness at {rate} records/s for {secs} s (debug build): p50 <= {p50} s, p95 <= {p95} s, p99 <= {p99} s");
+    eprintln!(
+        "freshness at {rate} records/s for {secs} s (debug build): p50 <= {p50} s, p95 <= {p95} s, p99 <= {p99} s"
+    );
     // Loose: the 2 s target is the benchmark's (release); a loaded CI machine runs debug code.
     assert!(p95 <= 10.0, "freshness p95 {p95} s");
 }
@@ -288,9 +410,16 @@ fn scrape(addr: &str) -> Vec<(f64, f64)> {
     let mut text = String::new();
     s.read_to_string(&mut text).unwrap();
     let mut out = Vec::new();
-    for l in text.lines().filter(|l| l.starts_with("varve_ingest_freshness_seconds_bucket")) {
+    for l in text
+        .lines()
+        .filter(|l| l.starts_with("varve_ingest_freshness_seconds_bucket"))
+    {
         let le = l.split("le=\"").nth(1).and_then(|x| x.split('"').next()).unwrap();
-        let le = if le == "+Inf" { f64::INFINITY } else { le.parse().unwrap() };
+        let le = if le == "+Inf" {
+            f64::INFINITY
+        } else {
+            le.parse().unwrap()
+        };
         let c: f64 = l.rsplit(' ').next().unwrap().parse().unwrap();
         out.push((le, c));
     }
