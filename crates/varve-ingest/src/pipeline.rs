@@ -325,6 +325,8 @@ pub async fn run(
 
     let decoder = cfg.decoder();
     let time = cfg.time_options();
+    // Line protocol: the first record's tags are the series key of a table the pipeline creates.
+    let mut first_tags: Option<Vec<String>> = None;
     let mut seq = wal::next_seq(&dir).map_err(|e| io(&dir, e))?;
     let mut open = Segment::create(&dir, seq, cfg.fsync).map_err(|e| io(&dir, e))?;
     seq += 1;
@@ -423,7 +425,7 @@ pub async fn run(
         }
         // Decode, fit and log what arrived.
         if pending_n > 0 {
-            let frames = chunk(&mut pending, &mut next, &decoder, &mut columns, &time);
+            let frames = chunk(&mut pending, &mut next, &decoder, &mut columns, &time, &mut first_tags);
             pending_n = 0;
             open.append(frames).map_err(|e| io(&dir, e))?;
         }
@@ -437,7 +439,10 @@ pub async fn run(
             sealed_bytes = sealed.bytes;
             let lake = lake.clone();
             let table = cfg.table.clone();
-            let creation = creation.clone();
+            let mut creation = creation.clone();
+            if creation.series_key.is_empty() {
+                creation.series_key = first_tags.clone().unwrap_or_default();
+            }
             let metrics = metrics.clone();
             let path = sealed.path.clone();
             let frames = std::mem::take(&mut sealed.frames);
@@ -461,6 +466,7 @@ fn chunk(
     decoder: &Decoder,
     columns: &mut Columns,
     time: &TimeOptions,
+    first_tags: &mut Option<Vec<String>>,
 ) -> Vec<Frame> {
     let mut frames = Vec::new();
     for ((topic, partition), records) in pending.drain() {
@@ -478,7 +484,12 @@ fn chunk(
         let mut rejects = Vec::new();
         for r in &records {
             match decoder.decode(&r.payload, r.kafka_ms) {
-                Ok(rows) => decoded.push(Decoded { offset: r.offset, rows }),
+                Ok(rows) => {
+                    if first_tags.is_none() {
+                        *first_tags = rows.first().map(|r| r.tags.clone());
+                    }
+                    decoded.push(Decoded { offset: r.offset, rows })
+                }
                 Err(e) => rejects.push(Reject {
                     offset: r.offset,
                     kafka_ms: r.kafka_ms,
