@@ -50,6 +50,8 @@ pub struct Committed {
     pub positions: HashMap<String, i64>,
     /// Columns the commit added to the table.
     pub added_columns: Vec<String>,
+    /// The table's schema after the commit, when it exists.
+    pub schema: Option<arrow::datatypes::SchemaRef>,
 }
 
 /// The rejects table of `table`.
@@ -161,7 +163,22 @@ pub async fn commit_segment(
             },
         };
         match append(lake, table, creation, &keep, checkpoint.clone()).await {
-            Ok(r) => {
+            Ok((None, _)) => {
+                // No table yet: the rejects are written; no offsets are kept (the group's
+                // offsets follow the table's, so they stay where they were too).
+                replayed.extend(keep);
+                break;
+            }
+            Ok((Some(r), unfit)) => {
+                if !unfit.is_empty() {
+                    tracing::warn!(
+                        table,
+                        frames = unfit.len(),
+                        "rows whose column another writer created with another type: rejected"
+                    );
+                }
+                replayed.extend(unfit);
+                out.schema = lake.describe(table).await.ok().map(|d| d.schema);
                 for p in &checkpoint.positions {
                     out.positions.insert(p.stream.clone(), p.to);
                 }
@@ -223,13 +240,16 @@ pub async fn commit_segment(
     Ok(out)
 }
 
+/// Appends `frames` with `checkpoint`. Rows of a frame with a column whose type differs from the
+/// table's (another writer created the column first) are not appended but returned as rejects
+/// (one frame per such frame): an append would convert them, which ingestion never does.
 async fn append(
     lake: &Lake,
     table: &str,
     creation: &Creation,
     frames: &[Frame],
     checkpoint: SourceCheckpoint,
-) -> varve::Result<varve::AppendReport> {
+) -> varve::Result<(Option<varve::AppendReport>, Vec<Frame>)> {
     let first = frames.iter().find_map(|f| f.rows.as_ref());
     if let Some(b) = first {
         if !lake.table_exists(table).await? {
@@ -239,20 +259,59 @@ async fn append(
         // Only rejected records so far, and no table to keep offsets in (its columns and series
         // key come from the first good records): nothing to commit. After a restart these
         // records are read again and rejected again, into the same rejects rows.
-        return Ok(varve::AppendReport::default());
+        return Ok((None, vec![]));
     }
+    let schema = lake.describe(table).await?.schema;
     let opts = AppendOptions {
         note: Some("varve ingest".to_string()),
         checkpoint: Some(checkpoint),
         ..Default::default()
     };
     let mut a = lake.appender(table, opts).await?;
+    let mut unfit = Vec::new();
     for f in frames {
-        if let Some(b) = &f.rows {
-            a.push(b.clone()).await?;
+        let Some(b) = &f.rows else { continue };
+        let clash = b.schema().fields().iter().skip(1).find_map(|c| {
+            let t = schema.field_with_name(c.name()).ok()?;
+            (t.data_type() != c.data_type()).then(|| (c.name().clone(), t.data_type().clone(), c.data_type().clone()))
+        });
+        match clash {
+            None => a.push(b.clone()).await?,
+            Some((name, table_type, ours)) => unfit.push(as_rejects(
+                f,
+                &format!("field {name}: its column became {table_type} (another writer added it first) but the value is {ours}"),
+            )),
         }
     }
-    a.commit().await
+    Ok((Some(a.commit().await?), unfit))
+}
+
+/// The rows of `f` as rejected records, each row's values as a JSON object for its payload.
+fn as_rejects(f: &Frame, error: &str) -> Frame {
+    let mut rejects = Vec::new();
+    if let Some(b) = &f.rows {
+        for i in 0..b.num_rows() {
+            let row = b.slice(i, 1);
+            let mut w = arrow::json::LineDelimitedWriter::new(Vec::new());
+            let payload = match w.write(&row).and_then(|_| w.finish()) {
+                Ok(()) => w.into_inner(),
+                Err(e) => format!("(the row could not be shown: {e})").into_bytes(),
+            };
+            rejects.push(crate::wal::Reject {
+                offset: f.row_offsets.get(i).copied().unwrap_or(f.from),
+                kafka_ms: chrono::Utc::now().timestamp_millis(),
+                payload: payload.trim_ascii_end().to_vec(),
+                error: error.to_string(),
+            });
+        }
+    }
+    Frame {
+        rows: None,
+        rejects,
+        row_offsets: vec![],
+        kafka_ms: vec![],
+        ..f.clone()
+    }
 }
 
 async fn create(lake: &Lake, table: &str, creation: &Creation, batch: &RecordBatch) -> varve::Result<()> {

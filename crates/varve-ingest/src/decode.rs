@@ -25,6 +25,9 @@ pub enum Value {
     UInt(u64),
     Float(f64),
     Text(String),
+    /// A CSV field: text whose type is its column's ([`crate::rows`] reads it as that type; a new
+    /// column takes the type the text reads as).
+    Raw(String),
 }
 
 impl Value {
@@ -35,7 +38,7 @@ impl Value {
             Value::Bool(_) => "a boolean",
             Value::Int(_) | Value::UInt(_) => "an integer",
             Value::Float(_) => "a float",
-            Value::Text(_) => "text",
+            Value::Text(_) | Value::Raw(_) => "text",
         }
     }
 }
@@ -234,17 +237,27 @@ impl Decoder {
     }
 }
 
-/// A CSV value as it reads: an integer, a float, a boolean, text; empty is null.
+/// A CSV value: null when empty, else its text, typed by its column.
 fn csv_value(s: &str) -> Value {
-    if s.is_empty() {
-        return Value::Null;
+    match s {
+        "" => Value::Null,
+        s => Value::Raw(s.to_string()),
     }
-    if let Ok(i) = s.parse::<i64>() {
-        return Value::Int(i);
-    }
-    if s.bytes().all(|b| b.is_ascii_digit() || b"+-.eE".contains(&b)) && s.bytes().any(|b| b.is_ascii_digit()) {
-        if let Ok(f) = s.parse::<f64>() {
-            return Value::Float(f);
+}
+
+/// The type CSV text reads as when it starts a new column: an integer (without leading zeros,
+/// which an integer would drop), a float, a boolean, or text.
+pub fn csv_type(s: &str) -> Value {
+    let digits = s.strip_prefix('-').unwrap_or(s);
+    let leading_zero = digits.len() > 1 && digits.starts_with('0') && !digits.starts_with("0.");
+    if !leading_zero {
+        if let Ok(i) = s.parse::<i64>() {
+            return Value::Int(i);
+        }
+        if s.bytes().all(|b| b.is_ascii_digit() || b"+-.eE".contains(&b)) && s.bytes().any(|b| b.is_ascii_digit()) {
+            if let Ok(f) = s.parse::<f64>() {
+                return Value::Float(f);
+            }
         }
     }
     match s {
@@ -409,12 +422,14 @@ mod tests {
         assert_eq!(
             r[0].values,
             vec![
-                ("host".into(), Value::Text("a".into())),
-                ("v".into(), Value::Float(1.5))
+                ("host".into(), Value::Raw("a".into())),
+                ("v".into(), Value::Raw("1.5".into()))
             ]
         );
         assert!(d.decode(b"1,a", 0).unwrap_err().contains("2 values for 3 columns"));
-        assert_eq!(csv_value("12"), Value::Int(12));
-        assert_eq!(csv_value("inf"), Value::Text("inf".into()));
+        assert_eq!(csv_type("12"), Value::Int(12));
+        assert_eq!(csv_type("007"), Value::Text("007".into()));
+        assert_eq!(csv_type("-0.5"), Value::Float(-0.5));
+        assert_eq!(csv_type("inf"), Value::Text("inf".into()));
     }
 }

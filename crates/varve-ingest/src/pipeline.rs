@@ -281,12 +281,16 @@ pub async fn run(
                     cfg.table
                 )));
             };
-            Columns::of_table(&d.schema, &time, cfg.refuse_new_fields)
+            Columns {
+                required: cfg.series_key.clone(),
+                ..Columns::of_table(&d.schema, &time, cfg.refuse_new_fields)
+            }
         }
         Err(e) if e.kind() == ErrorKind::NotFound => Columns {
             time: cfg.time_field.clone(),
             types: vec![],
             refuse_new: cfg.refuse_new_fields,
+            required: cfg.series_key.clone(),
         },
         Err(e) => return Err(e),
     };
@@ -322,6 +326,7 @@ pub async fn run(
         .subscribe(&topics)
         .map_err(|e| varve::Error::invalid(format!("subscribing to {topics:?}: {e}")))?;
     let consumer = Arc::new(consumer);
+    let lag = tokio::spawn(measure_lag(consumer.clone(), metrics.clone(), label.clone()));
 
     let decoder = cfg.decoder();
     let time = cfg.time_options();
@@ -344,6 +349,9 @@ pub async fn run(
     let mut stop = std::pin::pin!(stop);
     let mut stopping = false;
     let mut tick_due = false;
+    // On stop, a commit that keeps failing (storage down) is given this long; its segment stays
+    // in the log and is committed at the next start.
+    let mut give_up = std::pin::pin!(tokio::time::sleep(Duration::from_secs(3600 * 24 * 365)));
 
     loop {
         let full =
@@ -368,6 +376,14 @@ pub async fn run(
             biased;
             _ = &mut stop, if !stopping => {
                 stopping = true;
+                give_up.as_mut().reset(tokio::time::Instant::now() + Duration::from_secs(30));
+            }
+            _ = &mut give_up, if stopping && inflight.is_some() => {
+                tracing::warn!(table = %cfg.table, "stopping with a commit still failing after 30 s: its records stay in the write-ahead log and are committed at the next start");
+                if let Some(t) = inflight.take() {
+                    t.abort();
+                }
+                break;
             }
             done = async { inflight.as_mut().expect("checked").await }, if inflight.is_some() => {
                 inflight = None;
@@ -378,7 +394,9 @@ pub async fn run(
                 summary.rows += c.rows;
                 summary.rejected += c.rejected;
                 summary.commits += 1;
-                after_commit(&c, &consumer, &positions, &mut next, &mut open, &dir)?;
+                after_commit(&c, &consumer, &positions, &mut next, &mut open, &mut pending, &dir)?;
+                pending_n = pending.values().map(Vec::len).sum();
+                refresh_columns(&c, &mut columns);
             }
             assigned = events.recv() => {
                 // Newly assigned partitions start at the table's offsets (set in the rebalance
@@ -456,7 +474,47 @@ pub async fn run(
             break;
         }
     }
+    lag.abort();
     Ok(summary)
+}
+
+/// Every 5 s: records in the assigned partitions past the consumer's position (the partitions'
+/// high watermarks minus the positions), as `varve_ingest_consumer_lag_records`.
+async fn measure_lag(consumer: Arc<StreamConsumer<Context>>, metrics: Arc<Metrics>, label: TableLabels) {
+    loop {
+        tokio::time::sleep(Duration::from_secs(5)).await;
+        let c = consumer.clone();
+        let lag = tokio::task::spawn_blocking(move || {
+            let positions = c.position().ok()?;
+            let mut lag = 0i64;
+            for e in positions.elements() {
+                let Offset::Offset(pos) = e.offset() else { continue };
+                let (_, high) = c
+                    .fetch_watermarks(e.topic(), e.partition(), Duration::from_secs(2))
+                    .ok()?;
+                lag += (high - pos).max(0);
+            }
+            Some(lag)
+        })
+        .await;
+        if let Ok(Some(lag)) = lag {
+            metrics.lag.get_or_create(&label).set(lag);
+        }
+    }
+}
+
+/// After a commit: the columns follow the table's schema (another writer may have added a
+/// column first, with its own type); columns only this process has seen stay.
+fn refresh_columns(c: &Committed, columns: &mut Columns) {
+    let Some(schema) = &c.schema else { return };
+    let table = Columns::of_table(schema, &columns.time, columns.refuse_new);
+    let mut types = table.types;
+    for (n, t) in &columns.types {
+        if !types.iter().any(|(m, _)| m == n) {
+            types.push((n.clone(), t.clone()));
+        }
+    }
+    columns.types = types;
 }
 
 /// Decodes and fits the pending records into one frame per partition.
@@ -516,6 +574,7 @@ fn chunk(
             from,
             to,
             rows: fitted.batch,
+            row_offsets: fitted.offsets,
             rejects,
             kafka_ms: records.iter().map(|r| r.kafka_ms).collect(),
         });
@@ -531,6 +590,7 @@ fn after_commit(
     positions: &Mutex<HashMap<String, i64>>,
     next: &mut HashMap<String, i64>,
     open: &mut Segment,
+    pending: &mut HashMap<(String, i32), Vec<Pending>>,
     dir: &std::path::Path,
 ) -> varve::Result<()> {
     positions.lock().expect("positions lock").extend(c.positions.clone());
@@ -559,6 +619,9 @@ fn after_commit(
             "another ingestor committed this partition; resuming it from the table"
         );
         open.discard(topic, partition).map_err(|e| io(dir, e))?;
+        // Records received but not logged yet continue the dropped frames: they go too (the
+        // seek below reads them again).
+        pending.remove(&(topic.to_string(), partition));
         let ahead = next.get(stream).is_some_and(|&n| n > *stored);
         next.insert(stream.clone(), *stored);
         if ahead {
@@ -567,8 +630,19 @@ fn after_commit(
                 .iter()
                 .any(|e| e.topic() == topic && e.partition() == partition);
             if owned {
-                if let Err(e) = consumer.seek(topic, partition, Offset::Offset(*stored), Duration::from_secs(5)) {
-                    tracing::warn!(stream, error = %e, "seeking back to the table's offset failed");
+                // Without the seek this consumer would never read the records from the table's
+                // offset to where it is: stop rather than leave a gap (a restart resumes every
+                // partition from the table).
+                let mut tries = 0;
+                while let Err(e) = consumer.seek(topic, partition, Offset::Offset(*stored), Duration::from_secs(5)) {
+                    tries += 1;
+                    if tries == 5 {
+                        return Err(varve::Error::new(
+                            ErrorKind::Internal,
+                            format!("{stream}: seeking back to the table's offset {stored} failed ({e}); restart to resume from the table"),
+                        ));
+                    }
+                    std::thread::sleep(Duration::from_millis(200));
                 }
             }
         }

@@ -29,6 +29,8 @@ pub struct Columns {
     pub types: Vec<(String, DataType)>,
     /// Refuse records with fields the table does not have.
     pub refuse_new: bool,
+    /// Fields every record must have (the `--series-key` given): a row without one is refused.
+    pub required: Vec<String>,
 }
 
 impl Columns {
@@ -43,6 +45,7 @@ impl Columns {
                 .map(|f| (f.name().clone(), f.data_type().clone()))
                 .collect(),
             refuse_new,
+            required: vec![],
         }
     }
 
@@ -61,6 +64,8 @@ pub struct Decoded {
 /// rows carry, and the records refused (offset, reason).
 pub struct Fitted {
     pub batch: Option<RecordBatch>,
+    /// The Kafka offset of each row of `batch` (a record may make several rows).
+    pub offsets: Vec<i64>,
     pub rejected: Vec<(i64, String)>,
 }
 
@@ -159,6 +164,9 @@ const EXACT_INT: u64 = 1 << 53;
 
 /// Converts `v` into `t` without loss, or says why not.
 fn fit(name: &str, v: &Value, t: &DataType) -> Result<Fit, String> {
+    if let Value::Raw(text) = v {
+        return fit_text(name, text, t);
+    }
     let no = || {
         format!(
             "field {name}: {} cannot be stored in its column of type {t} without loss",
@@ -178,7 +186,7 @@ fn fit(name: &str, v: &Value, t: &DataType) -> Result<Fit, String> {
         (DataType::Float64, Value::Int(i)) if i.unsigned_abs() <= EXACT_INT => Fit::F(*i as f64),
         (DataType::Float64, Value::UInt(u)) if *u <= EXACT_INT => Fit::F(*u as f64),
         (DataType::Float32, Value::Float(f)) if (*f as f32) as f64 == *f || f.is_nan() => Fit::F(*f),
-        (DataType::Float32, Value::Int(i)) if i.abs() <= 1 << 24 => Fit::F(*i as f64),
+        (DataType::Float32, Value::Int(i)) if i.unsigned_abs() <= 1 << 24 => Fit::F(*i as f64),
         (DataType::Boolean, Value::Bool(b)) => Fit::B(*b),
         (DataType::Utf8, Value::Text(s)) => Fit::T(s.clone()),
         (t, _) if Builder::new(t).is_none() => {
@@ -190,9 +198,34 @@ fn fit(name: &str, v: &Value, t: &DataType) -> Result<Fit, String> {
     })
 }
 
+/// A CSV field read as its column's type.
+fn fit_text(name: &str, text: &str, t: &DataType) -> Result<Fit, String> {
+    let no = || {
+        let shown: String = text.chars().take(60).collect();
+        format!("field {name}: {shown:?} does not read as its column's type {t}")
+    };
+    Ok(match t {
+        DataType::Utf8 => Fit::T(text.to_string()),
+        DataType::Int64 => Fit::I(text.parse().map_err(|_| no())?),
+        DataType::Int32 => Fit::I(text.parse::<i32>().map_err(|_| no())? as i64),
+        DataType::Float64 => Fit::F(text.parse().map_err(|_| no())?),
+        DataType::Float32 => Fit::F(text.parse::<f32>().map_err(|_| no())? as f64),
+        DataType::Boolean => match text {
+            "true" => Fit::B(true),
+            "false" => Fit::B(false),
+            _ => return Err(no()),
+        },
+        t => {
+            return Err(format!(
+                "field {name}: its column's type {t} is not one ingestion writes (integers, floats, booleans, text)"
+            ))
+        }
+    })
+}
+
 fn show(v: &Value) -> String {
     match v {
-        Value::Text(s) => {
+        Value::Text(s) | Value::Raw(s) => {
             let s: String = s.chars().take(60).collect();
             format!("text {s:?}")
         }
@@ -210,9 +243,12 @@ fn new_type(v: &Value) -> Option<DataType> {
         Value::Null => None,
         Value::Bool(_) => Some(DataType::Boolean),
         Value::Int(_) => Some(DataType::Int64),
-        Value::UInt(_) => Some(DataType::UInt64),
+        // Iceberg has no unsigned integers: a new column of them is a signed 64-bit one, and a
+        // value above its range is refused.
+        Value::UInt(_) => Some(DataType::Int64),
         Value::Float(_) => Some(DataType::Float64),
         Value::Text(_) => Some(DataType::Utf8),
+        Value::Raw(s) => new_type(&crate::decode::csv_type(s)),
     }
 }
 
@@ -225,7 +261,11 @@ fn row_micros(t: &RawTime, opts: &TimeOptions, name: &str) -> Result<i64, String
             Err(_) => return Err(format!("time {u} is out of range")),
         },
         RawTime::Value(Value::Float(f)) => (Arc::new(arrow::array::Float64Array::from(vec![*f])), opts.clone()),
-        RawTime::Value(Value::Text(s)) => (
+        RawTime::Value(Value::Raw(s)) if s.parse::<i64>().is_ok() => (
+            Arc::new(Int64Array::from(vec![s.parse::<i64>().expect("checked")])),
+            opts.clone(),
+        ),
+        RawTime::Value(Value::Text(s)) | RawTime::Value(Value::Raw(s)) => (
             Arc::new(StringArray::from(vec![s.as_str()])),
             TimeOptions {
                 unit: None,
@@ -261,6 +301,7 @@ fn row_micros(t: &RawTime, opts: &TimeOptions, name: &str) -> Result<i64, String
 /// Fits the decoded records of one chunk to `columns` (adding new columns to it).
 pub fn fit_rows(records: &[Decoded], columns: &mut Columns, time: &TimeOptions) -> Fitted {
     let mut times: Vec<i64> = Vec::new();
+    let mut offsets: Vec<i64> = Vec::new();
     let mut builders: HashMap<String, Builder> = HashMap::new();
     let mut order: Vec<String> = Vec::new();
     let mut rejected = Vec::new();
@@ -276,6 +317,14 @@ pub fn fit_rows(records: &[Decoded], columns: &mut Columns, time: &TimeOptions) 
                     continue 'records;
                 }
             };
+            if let Some(k) = columns
+                .required
+                .iter()
+                .find(|k| !row.values.iter().any(|(n, v)| n == *k && *v != Value::Null))
+            {
+                rejected.push((rec.offset, format!("no value for the series key field {k}")));
+                continue 'records;
+            }
             let mut fits = Vec::with_capacity(row.values.len());
             for (name, v) in &row.values {
                 let t = match columns
@@ -311,6 +360,7 @@ pub fn fit_rows(records: &[Decoded], columns: &mut Columns, time: &TimeOptions) 
         for (micros, fits) in ready {
             let n = times.len();
             times.push(micros);
+            offsets.push(rec.offset);
             for (name, t, f) in fits {
                 let b = builders.entry(name.clone()).or_insert_with(|| {
                     order.push(name.clone());
@@ -333,7 +383,11 @@ pub fn fit_rows(records: &[Decoded], columns: &mut Columns, time: &TimeOptions) 
         }
     }
     if times.is_empty() {
-        return Fitted { batch: None, rejected };
+        return Fitted {
+            batch: None,
+            offsets,
+            rejected,
+        };
     }
     let mut fields = vec![Field::new(
         &columns.time,
@@ -352,6 +406,7 @@ pub fn fit_rows(records: &[Decoded], columns: &mut Columns, time: &TimeOptions) 
     let batch = RecordBatch::try_new(schema, arrays).expect("columns of equal length");
     Fitted {
         batch: Some(batch),
+        offsets,
         rejected,
     }
 }
@@ -385,6 +440,7 @@ mod tests {
             time: "time".into(),
             types: vec![("v".into(), DataType::Float64), ("n".into(), DataType::Int64)],
             refuse_new: false,
+            required: vec![],
         };
         let opts = TimeOptions {
             unit: Some(TimeUnit::Millisecond),
@@ -415,6 +471,48 @@ mod tests {
         assert!(f.rejected[0].1.contains("text \"x\""), "{:?}", f.rejected);
         assert!(f.rejected[2].1.contains("yesterday"), "{:?}", f.rejected);
         assert_eq!(cols.types.len(), 3, "host added");
+        // CSV text takes its column's type; a new column keeps leading zeros as text; unsigned
+        // integers (line protocol 1u) go to a signed column, refused past its range.
+        let raw = |t: &str, v: Vec<(&str, Value)>| Decoded {
+            offset: 9,
+            rows: vec![Row {
+                time: RawTime::Value(Value::Raw(t.into())),
+                values: v.into_iter().map(|(n, v)| (n.to_string(), v)).collect(),
+                tags: vec![],
+            }],
+        };
+        let f = fit_rows(
+            &[
+                raw(
+                    "1000",
+                    vec![("n", Value::Raw("12".into())), ("zip", Value::Raw("007".into()))],
+                ),
+                raw("2000", vec![("n", Value::Raw("x".into()))]),
+                raw("3000", vec![("u", Value::UInt(5))]),
+                raw("4000", vec![("u", Value::UInt(u64::MAX))]),
+            ],
+            &mut cols,
+            &opts,
+        );
+        assert_eq!(f.batch.as_ref().unwrap().num_rows(), 2, "{:?}", f.rejected);
+        assert_eq!(cols.type_of("zip"), Some(&DataType::Utf8));
+        assert_eq!(cols.type_of("u"), Some(&DataType::Int64));
+        assert!(
+            f.rejected[0]
+                .1
+                .contains("\"x\" does not read as its column's type Int64"),
+            "{:?}",
+            f.rejected
+        );
+        assert!(f.rejected[1].1.contains("without loss"), "{:?}", f.rejected);
+        cols.required = vec!["host".into()];
+        let f = fit_rows(&decode(&d, &[r#"{"time": 1, "v": 1.0}"#]), &mut cols, &opts);
+        assert!(
+            f.rejected[0].1.contains("no value for the series key field host"),
+            "{:?}",
+            f.rejected
+        );
+        cols.required = vec![];
         cols.refuse_new = true;
         let f = fit_rows(&decode(&d, &[r#"{"time": 1, "new": 1}"#]), &mut cols, &opts);
         assert!(f.rejected[0].1.contains("--refuse-new-fields"));

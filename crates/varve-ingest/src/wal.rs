@@ -65,6 +65,8 @@ pub struct Frame {
     pub to: i64,
     pub rows: Option<RecordBatch>,
     pub rejects: Vec<Reject>,
+    /// The Kafka offset of each row of `rows`.
+    pub row_offsets: Vec<i64>,
     /// The records' Kafka timestamps (ms), for freshness; not stored in the log.
     pub kafka_ms: Vec<i64>,
 }
@@ -159,6 +161,8 @@ fn encode_rows(f: &Frame) -> std::io::Result<Vec<u8>> {
         let b = RecordBatch::try_new(reject_schema(), cols).map_err(std::io::Error::other)?;
         put_chunk(&mut p, &ipc(&b)?);
     }
+    let offsets: Vec<u8> = f.row_offsets.iter().flat_map(|o| o.to_le_bytes()).collect();
+    put_chunk(&mut p, &offsets);
     Ok(p)
 }
 
@@ -211,6 +215,13 @@ fn decode(payload: &[u8], frames: &mut Vec<Frame>) -> std::io::Result<()> {
                         .collect()
                 }
             };
+            let row_offsets = take_chunk(&mut p)?
+                .chunks_exact(8)
+                .map(|c| i64::from_le_bytes(c.try_into().expect("8 bytes")))
+                .collect::<Vec<i64>>();
+            if row_offsets.len() != rows.as_ref().map_or(0, |b| b.num_rows()) {
+                return Err(std::io::Error::other("log frame: row offsets do not match the rows"));
+            }
             frames.push(Frame {
                 topic: h.topic,
                 partition: h.partition,
@@ -218,6 +229,7 @@ fn decode(payload: &[u8], frames: &mut Vec<Frame>) -> std::io::Result<()> {
                 to: h.to,
                 rows,
                 rejects,
+                row_offsets,
                 kafka_ms: vec![],
             });
             Ok(())
@@ -401,6 +413,7 @@ mod tests {
             partition: p,
             from,
             to,
+            row_offsets: (from..to).collect(),
             rows: Some(rows),
             rejects: vec![Reject {
                 offset: from,

@@ -36,6 +36,7 @@ fn frame(p: i32, from: i64, to: i64) -> Frame {
         from,
         to,
         rows: Some(rows),
+        row_offsets: (from..to).collect(),
         rejects: vec![],
         kafka_ms: vec![],
     }
@@ -123,4 +124,38 @@ async fn a_torn_log_replays_its_whole_frames_once() {
         .unwrap();
     assert_eq!(r.rows, 10);
     assert_eq!(count(&lake, "k.t").await, 20);
+}
+
+#[tokio::test]
+async fn rows_whose_column_another_writer_typed_differently_are_rejected_not_converted() {
+    let lake = varve_testkit::Backend::local().open();
+    let schema = Schema::new(vec![
+        Field::new(
+            "time",
+            DataType::Timestamp(TimeUnit::Microsecond, Some("UTC".into())),
+            false,
+        ),
+        Field::new("seq", DataType::Utf8, true),
+    ]);
+    lake.create_table("k.t", &schema, &varve::TableContract::time_series("time"))
+        .await
+        .unwrap();
+    let m = Metrics::new();
+    let c = Creation { series_key: vec![] };
+    // Our rows carry `seq` as Int64; the table has it as text: an append would cast 5 to "5".
+    let r = commit_segment(&lake, "k.t", &c, vec![frame(0, 0, 5)], &m)
+        .await
+        .unwrap();
+    assert_eq!((r.rows, r.rejected), (0, 5));
+    assert_eq!(count(&lake, "k.t").await, 0);
+    let rej = query(
+        &lake,
+        "SELECT \"offset\", CAST(payload AS VARCHAR), error FROM k.\"t__rejected\" ORDER BY 1",
+    )
+    .await;
+    assert_eq!(rej.len(), 5);
+    assert!(rej[2][1].contains("\"seq\":2"), "{rej:?}");
+    assert!(rej[2][2].contains("its column became Utf8"), "{rej:?}");
+    // The offsets moved on: the records are accounted for, in the rejects table.
+    assert_eq!(lake.source_positions("k.t", "kafka").await.unwrap()["t/0"], 5);
 }
