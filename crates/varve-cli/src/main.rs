@@ -283,7 +283,7 @@ async fn run(cli: Cli) -> varve::Result<()> {
     };
     let ingest_file = match &cli.command {
         Command::Ingest(args) => match &args.config {
-            Some(path) => varve_ingest::config::read(path)?,
+            Some(path) => serve::read_config::<varve_ingest::config::IngestFile>(path)?,
             None => Default::default(),
         },
         _ => Default::default(),

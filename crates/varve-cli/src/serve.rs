@@ -80,11 +80,11 @@ pub(crate) struct ServeFile {
     tls_key: Option<PathBuf>,
 }
 
-/// Reads a `--config` file.
+/// Reads a `--config` file (`varve serve`, `varve ingest`).
 ///
 /// Errors: the file cannot be read, is not TOML, or has a key Varve does not know (the message
 /// names the file, line and key).
-pub(crate) fn read_config(path: &std::path::Path) -> varve::Result<ServeFile> {
+pub(crate) fn read_config<T: serde::de::DeserializeOwned>(path: &std::path::Path) -> varve::Result<T> {
     let text = std::fs::read_to_string(path)
         .map_err(|e| varve::Error::invalid(format!("--config {}: {e}", path.display())))?;
     toml::from_str(&text).map_err(|e| {

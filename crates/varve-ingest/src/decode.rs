@@ -12,8 +12,6 @@
 //! - CSV: one or more lines per record, no header, columns named by `--csv-columns`; a value is an
 //!   integer, a float, `true`/`false` or text, as it reads, and an empty value is null.
 
-use std::collections::HashSet;
-
 use serde_json::Value as Json;
 
 /// One decoded value.
@@ -299,64 +297,14 @@ fn flatten(prefix: &str, map: serde_json::Map<String, Json>, out: &mut Vec<(Stri
     Ok(())
 }
 
-/// Refuses an object with a key repeated at one level (`{"a":1,"a":2}`): a parser keeps only one
-/// of the values, silently.
+/// Refuses an object with a key repeated in one object, at any depth (a parser keeps only one
+/// of the values, silently).
 fn check_repeated_keys(text: &str) -> Result<(), String> {
-    use serde::de::{DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
-    struct Check;
-    impl<'de> DeserializeSeed<'de> for Check {
-        type Value = ();
-        fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
-            d.deserialize_any(Check)
-        }
-    }
-    impl<'de> Visitor<'de> for Check {
-        type Value = ();
-        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-            f.write_str("JSON")
-        }
-        fn visit_bool<E>(self, _: bool) -> Result<(), E> {
-            Ok(())
-        }
-        fn visit_i64<E>(self, _: i64) -> Result<(), E> {
-            Ok(())
-        }
-        fn visit_u64<E>(self, _: u64) -> Result<(), E> {
-            Ok(())
-        }
-        fn visit_f64<E>(self, _: f64) -> Result<(), E> {
-            Ok(())
-        }
-        fn visit_str<E>(self, _: &str) -> Result<(), E> {
-            Ok(())
-        }
-        fn visit_unit<E>(self) -> Result<(), E> {
-            Ok(())
-        }
-        fn visit_seq<A: SeqAccess<'de>>(self, mut a: A) -> Result<(), A::Error> {
-            while a.next_element_seed(Check)?.is_some() {}
-            Ok(())
-        }
-        fn visit_map<A: MapAccess<'de>>(self, mut a: A) -> Result<(), A::Error> {
-            let mut seen = HashSet::new();
-            while let Some(k) = a.next_key::<String>()? {
-                if !seen.insert(k.clone()) {
-                    return Err(serde::de::Error::custom(format!("key {k:?} is given twice")));
-                }
-                a.next_value_seed(Check)?;
-            }
-            Ok(())
-        }
-    }
-    let mut d = serde_json::Deserializer::from_str(text);
-    match Check.deserialize(&mut d) {
-        Ok(()) => Ok(()),
-        Err(e) if e.to_string().contains("given twice") => {
-            let m = e.to_string();
-            Err(m.split(" at line").next().unwrap_or(&m).to_string())
-        }
-        // Other errors are reported by the parse that follows.
-        Err(_) => Ok(()),
+    match varve::input::repeated_key(text.as_bytes()) {
+        Some(k) => Err(format!(
+            "key {k:?} is given twice in one object (one value would be lost)"
+        )),
+        None => Ok(()),
     }
 }
 

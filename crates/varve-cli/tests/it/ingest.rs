@@ -426,3 +426,50 @@ fn scrape(addr: &str) -> Vec<(f64, f64)> {
     assert!(!out.is_empty(), "no freshness histogram in {text}");
     out
 }
+
+#[test]
+fn ingest_options_are_checked() {
+    use crate::varve_err;
+    let dir = tempfile::tempdir().unwrap();
+    let lake = dir.path().join("lake").display().to_string();
+    let e = varve_err(&["--lake", &lake, "ingest", "--brokers", "127.0.0.1:1", "--topic", "t"]);
+    assert!(e.contains("--table"), "{e}");
+    let e = varve_err(&["--lake", &lake, "ingest", "--brokers", "127.0.0.1:1", "--table", "a.b"]);
+    assert!(e.contains("--topic"), "{e}");
+    let e = varve_err(&[
+        "--lake",
+        &lake,
+        "ingest",
+        "--brokers",
+        "127.0.0.1:1",
+        "--topic",
+        "t",
+        "--table",
+        "a.b",
+        "--format",
+        "csv",
+    ]);
+    assert!(e.contains("--csv-columns"), "{e}");
+    let e = varve_err(&[
+        "--lake",
+        &lake,
+        "ingest",
+        "--brokers",
+        "127.0.0.1:1",
+        "--topic",
+        "t",
+        "--table",
+        "a.b",
+        "--time-unit",
+        "days",
+    ]);
+    assert!(e.contains("time-unit") && e.contains("days"), "{e}");
+    let cfg = dir.path().join("ingest.toml");
+    std::fs::write(
+        &cfg,
+        "[defaults]\nbrokers = \"127.0.0.1:1\"\n\n[[pipeline]]\ntable = \"a.b\"\ntopic = \"t\"\n",
+    )
+    .unwrap();
+    let e = varve_err(&["--lake", &lake, "ingest", "--config", cfg.to_str().unwrap()]);
+    assert!(e.contains("line 6") && e.contains("topic"), "{e}");
+}

@@ -477,7 +477,7 @@ impl Appender {
             });
         }
         let committing = Instant::now();
-        let outcome = super::commit(&self.storage, &self.cache, self.base.clone(), txn).await?;
+        let outcome = Box::pin(super::commit(&self.storage, &self.cache, self.base.clone(), txn)).await?;
         tracing::debug!(
             table = %self.base.ident,
             commit_ms = committing.elapsed().as_secs_f64() * 1e3,

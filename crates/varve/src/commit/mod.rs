@@ -185,7 +185,7 @@ pub(crate) async fn commit(
     base: LoadedTable,
     mut txn: Transaction,
 ) -> Result<Outcome> {
-    let result = commit_inner(storage, cache, base, &mut txn).await;
+    let result = Box::pin(commit_inner(storage, cache, base, &mut txn)).await;
     if result.is_err() || matches!(result, Ok(Outcome::Duplicate { .. })) {
         storage.delete_quietly(&txn.uploaded).await;
     }

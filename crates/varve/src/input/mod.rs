@@ -32,6 +32,7 @@ use crate::error::Result;
 pub use columns::join_time_columns;
 pub use detect::InputFormat;
 pub use infer::MostlyTyped;
+pub use ndjson::repeated_key;
 
 /// Rows read to infer the column types of a text input.
 pub const INFER_ROWS: usize = 100_000;

@@ -122,8 +122,9 @@ impl<R: BufRead> Read for CheckedLines<R> {
 }
 
 /// A key that appears twice in one object of the JSON text `line` (at any depth), or `None`
-/// (also for text that is not JSON: the decoder reports that).
-fn repeated_key(line: &[u8]) -> Option<String> {
+/// (also for text that is not JSON: the decoder reports that). JSON parsers keep one of the two
+/// values silently (RFC 8259, section 4: names "SHOULD be unique"), so Varve refuses such objects.
+pub fn repeated_key(line: &[u8]) -> Option<String> {
     // Cheap exit: a line with fewer than two keys cannot repeat one.
     if line.iter().filter(|b| **b == b':').count() < 2 {
         return None;
