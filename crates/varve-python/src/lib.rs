@@ -211,6 +211,7 @@ impl NativeLake {
                 ..Default::default()
             },
             no_maintain: !maintain,
+            checkpoint: None,
         };
         let (report, collided) = self.run(py, move |lake| async move {
             let d = lake.describe(&name).await?;
