@@ -250,18 +250,20 @@ async fn append(
     frames: &[Frame],
     checkpoint: SourceCheckpoint,
 ) -> varve::Result<(Option<varve::AppendReport>, Vec<Frame>)> {
-    let first = frames.iter().find_map(|f| f.rows.as_ref());
-    if let Some(b) = first {
-        if !lake.table_exists(table).await? {
-            create(lake, table, creation, b).await?;
-        }
-    } else if !lake.table_exists(table).await? {
-        // Only rejected records so far, and no table to keep offsets in (its columns and series
-        // key come from the first good records): nothing to commit. After a restart these
-        // records are read again and rejected again, into the same rejects rows.
-        return Ok((None, vec![]));
-    }
-    let schema = lake.describe(table).await?.schema;
+    let schema = match lake.describe(table).await {
+        Ok(d) => d.schema,
+        Err(e) if e.kind() == ErrorKind::NotFound => match frames.iter().find_map(|f| f.rows.as_ref()) {
+            Some(b) => {
+                create(lake, table, creation, b).await?;
+                lake.describe(table).await?.schema
+            }
+            // Only rejected records so far, and no table to keep offsets in (its columns and
+            // series key come from the first good records): nothing to commit. After a restart
+            // these records are read again and rejected again, into the same rejects rows.
+            None => return Ok((None, vec![])),
+        },
+        Err(e) => return Err(e),
+    };
     let opts = AppendOptions {
         note: Some("varve ingest".to_string()),
         checkpoint: Some(checkpoint),
