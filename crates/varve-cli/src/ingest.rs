@@ -79,6 +79,10 @@ pub(crate) struct IngestArgs {
     /// Pause reading while the write-ahead log holds more than this. [default: 1GiB]
     #[arg(long, value_name = "BYTES")]
     wal_max_bytes: Option<String>,
+    /// Pause reading while the file system of the write-ahead log is fuller than this (percent
+    /// of its size) until commits free space. [default: 95%]
+    #[arg(long, value_name = "PERCENT")]
+    disk_high_watermark: Option<String>,
     /// Refuse records with fields the table does not have (into the rejects table) instead of
     /// adding columns.
     #[arg(long)]
@@ -119,6 +123,7 @@ fn from_args(a: &IngestArgs) -> varve::Result<PipelineFile> {
         commit_interval: a.commit_interval.clone(),
         max_batch_bytes: a.max_batch_bytes.clone(),
         wal_max_bytes: a.wal_max_bytes.clone(),
+        disk_high_watermark: a.disk_high_watermark.clone(),
         refuse_new_fields: a.refuse_new_fields.then_some(true),
         kafka,
     })

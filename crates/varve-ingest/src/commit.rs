@@ -170,6 +170,8 @@ pub async fn commit_segment(
                 break;
             }
             Ok((Some(r), unfit)) => {
+                // The rows are visible to queries from now: freshness ends here.
+                let now_ms = chrono::Utc::now().timestamp_millis();
                 if !unfit.is_empty() {
                     tracing::warn!(
                         table,
@@ -178,7 +180,6 @@ pub async fn commit_segment(
                     );
                 }
                 replayed.extend(unfit);
-                out.schema = lake.describe(table).await.ok().map(|d| d.schema);
                 for p in &checkpoint.positions {
                     out.positions.insert(p.stream.clone(), p.to);
                 }
@@ -189,7 +190,6 @@ pub async fn commit_segment(
                     outcome("committed");
                     out.rows = r.rows;
                     out.added_columns = r.added_columns;
-                    let now_ms = chrono::Utc::now().timestamp_millis();
                     let h = metrics.freshness.get_or_create(&label);
                     for f in &keep {
                         for ms in &f.kafka_ms {
@@ -198,6 +198,7 @@ pub async fn commit_segment(
                     }
                     replayed.extend(keep);
                 }
+                out.schema = lake.describe(table).await.ok().map(|d| d.schema);
                 break;
             }
             Err(e) if e.kind() == ErrorKind::Conflict => {

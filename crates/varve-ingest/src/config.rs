@@ -54,6 +54,8 @@ pub struct PipelineFile {
     pub commit_interval: Option<String>,
     pub max_batch_bytes: Option<String>,
     pub wal_max_bytes: Option<String>,
+    /// Percent, `95` or `"95%"`.
+    pub disk_high_watermark: Option<String>,
     pub refuse_new_fields: Option<bool>,
     /// librdkafka settings.
     #[serde(default)]
@@ -102,6 +104,7 @@ impl PipelineFile {
             commit_interval: self.commit_interval.or(o.commit_interval),
             max_batch_bytes: self.max_batch_bytes.or(o.max_batch_bytes),
             wal_max_bytes: self.wal_max_bytes.or(o.wal_max_bytes),
+            disk_high_watermark: self.disk_high_watermark.or(o.disk_high_watermark),
             refuse_new_fields: self.refuse_new_fields.or(o.refuse_new_fields),
             kafka,
         }
@@ -148,6 +151,10 @@ impl PipelineFile {
             },
             max_batch_bytes: bytes("max-batch-bytes", self.max_batch_bytes, 64 << 20)?,
             wal_max_bytes: bytes("wal-max-bytes", self.wal_max_bytes, 1 << 30)?,
+            disk_high_watermark: match self.disk_high_watermark {
+                Some(v) => parse_percent(&v).map_err(|e| at("disk-high-watermark", e))?,
+                None => 95.0,
+            },
             refuse_new_fields: self.refuse_new_fields.unwrap_or(false),
             kafka: self.kafka.into_iter().collect(),
             table,
@@ -155,6 +162,20 @@ impl PipelineFile {
         cfg.validate()?;
         Ok(cfg)
     }
+}
+
+/// `95`, `95%` or `97.5%` as a percentage.
+///
+/// Errors: [`varve::ErrorKind::InvalidInput`] when it is not a number.
+pub fn parse_percent(v: &str) -> varve::Result<f64> {
+    let t = v.trim();
+    t.strip_suffix('%')
+        .unwrap_or(t)
+        .trim()
+        .parse::<f64>()
+        .ok()
+        .filter(|p| p.is_finite())
+        .ok_or_else(|| varve::Error::invalid(format!("{v:?} is not a percentage (e.g. 95%)")))
 }
 
 /// `./varve-wal`, beside the default lake.
@@ -186,6 +207,9 @@ mod tests {
         assert_eq!(cfgs[0].commit_interval, Duration::from_secs(2));
         assert_eq!(cfgs[0].format, Format::LineProtocol);
         assert_eq!(cfgs[0].kafka, vec![("fetch.min.bytes".to_string(), "1".to_string())]);
+        assert_eq!(cfgs[0].disk_high_watermark, 95.0);
+        assert_eq!(parse_percent("97.5%").unwrap(), 97.5);
+        assert!(parse_percent("full").is_err());
         let e = toml::from_str::<IngestFile>("[[pipeline]]\ntable = \"a.b\"\nnonsense = 1\n").unwrap_err();
         assert!(e.message().contains("nonsense"), "{e}");
     }

@@ -14,7 +14,9 @@
 //!
 //! Backpressure: while a commit is in flight and the open segment is full (`max_batch_bytes`),
 //! or the log holds more than `wal_max_bytes`, the loop stops reading from Kafka (a pause) until
-//! the commit lands; storage failures make the commit retry with back-off meanwhile.
+//! the commit lands; storage failures make the commit retry with back-off meanwhile. It also
+//! pauses while the log's file system is fuller than `disk_high_watermark` percent, committing
+//! what it logged, until space is freed.
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -75,8 +77,11 @@ pub struct PipelineConfig {
     /// A log segment is committed early when it holds this many bytes; with a commit in flight,
     /// reading pauses at this size.
     pub max_batch_bytes: u64,
-    /// Reading pauses while the log holds more than this (disk high watermark).
+    /// Reading pauses while the log holds more than this many bytes.
     pub wal_max_bytes: u64,
+    /// Reading pauses while the file system of the log is fuller than this, in percent of its
+    /// size (statvfs: blocks in use over blocks a non-root user may fill), until commits free it.
+    pub disk_high_watermark: f64,
     /// Refuse records with fields the table does not have (into the rejects table).
     pub refuse_new_fields: bool,
     /// Extra librdkafka settings (`key=value`), e.g. `security.protocol=ssl`.
@@ -130,6 +135,12 @@ impl PipelineConfig {
                 self.time_field
             )));
         }
+        if !(self.disk_high_watermark > 0.0 && self.disk_high_watermark <= 100.0) {
+            return Err(varve::Error::invalid(format!(
+                "--disk-high-watermark {}: expected a percentage above 0 and at most 100",
+                self.disk_high_watermark
+            )));
+        }
         if self.commit_interval < Duration::from_millis(10) {
             return Err(varve::Error::invalid("--commit-interval must be at least 10ms"));
         }
@@ -180,6 +191,53 @@ impl ConsumerContext for Context {
             }
         }
     }
+}
+
+/// The fill level of the log's file system, read at most once a second (one `statvfs`).
+struct DiskWatch {
+    dir: PathBuf,
+    watermark: f64,
+    /// Percent in use at the last reading.
+    used: f64,
+    read_at: Option<std::time::Instant>,
+}
+
+impl DiskWatch {
+    fn new(dir: &std::path::Path, watermark: f64) -> DiskWatch {
+        DiskWatch {
+            dir: dir.to_path_buf(),
+            watermark,
+            used: 0.0,
+            read_at: None,
+        }
+    }
+
+    /// Whether the file system is fuller than the watermark. A file system that cannot be read
+    /// counts as not full (the log's own writes report real errors).
+    fn over(&mut self) -> bool {
+        if self.read_at.is_none_or(|t| t.elapsed() >= Duration::from_secs(1)) {
+            self.read_at = Some(std::time::Instant::now());
+            if let Some(u) = used_percent(&self.dir) {
+                self.used = u;
+            }
+        }
+        self.used > self.watermark
+    }
+}
+
+/// Percent of a file system in use, as `df` reports it: used blocks over used plus the blocks
+/// available to unprivileged users (POSIX `statvfs`).
+fn used_percent(dir: &std::path::Path) -> Option<f64> {
+    use std::os::unix::ffi::OsStrExt;
+    let c = std::ffi::CString::new(dir.as_os_str().as_bytes()).ok()?;
+    // SAFETY: `c` is a NUL-terminated path and `st` a zeroed struct statvfs that the call fills.
+    let mut st: libc::statvfs = unsafe { std::mem::zeroed() };
+    if unsafe { libc::statvfs(c.as_ptr(), &mut st) } != 0 {
+        return None;
+    }
+    let used = st.f_blocks.saturating_sub(st.f_bfree) as f64;
+    let total = used + st.f_bavail as f64;
+    (total > 0.0).then(|| 100.0 * used / total)
 }
 
 /// What a pipeline did, when it stops.
@@ -353,15 +411,23 @@ pub async fn run(
     // in the log and is committed at the next start.
     let mut give_up = std::pin::pin!(tokio::time::sleep(Duration::from_secs(3600 * 24 * 365)));
 
+    let mut disk = DiskWatch::new(&dir, cfg.disk_high_watermark);
+
     loop {
         let full =
             inflight.is_some() && (open.bytes >= cfg.max_batch_bytes || open.bytes + sealed_bytes >= cfg.wal_max_bytes);
-        if full && !paused {
+        let disk_full = disk.over();
+        if (full || disk_full) && !paused {
             paused = true;
             metrics.pauses.get_or_create(&label).inc();
-            tracing::debug!(table = %cfg.table, "reading paused: the log is full until the commit in flight lands");
+            if disk_full {
+                tracing::warn!(table = %cfg.table, used = %format!("{:.1}%", disk.used), watermark = %format!("{}%", cfg.disk_high_watermark),
+                    "reading paused: the file system of the write-ahead log is over --disk-high-watermark; reading resumes when commits (or others) free space");
+            } else {
+                tracing::debug!(table = %cfg.table, "reading paused: the log is full until the commit in flight lands");
+            }
         }
-        if !full {
+        if !full && !disk_full {
             paused = false;
         }
         metrics
@@ -648,4 +714,19 @@ fn after_commit(
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn disk_use_is_a_percentage() {
+        let dir = tempfile::tempdir().unwrap();
+        let u = used_percent(dir.path()).unwrap();
+        assert!((0.0..=100.0).contains(&u), "{u}");
+        assert_eq!(used_percent(&dir.path().join("missing")), None);
+        let mut w = DiskWatch::new(dir.path(), 1e-9);
+        assert!(w.over() || u == 0.0);
+    }
 }

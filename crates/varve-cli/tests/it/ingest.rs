@@ -380,13 +380,21 @@ fn freshness_at_the_defaults_is_reported() {
         &rate.to_string(),
     ]);
     wait_for(&lake_h, n + 4, Duration::from_secs(120), dir.path());
-    let after = scrape(&metrics);
+    // The last commit is visible a moment before the ingestor has recorded its freshness.
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    let (buckets, total) = loop {
+        let after = scrape(&metrics);
+        let buckets: Vec<(f64, f64)> = after
+            .iter()
+            .map(|(le, c)| (*le, c - before.iter().find(|(l, _)| l == le).map_or(0.0, |x| x.1)))
+            .collect();
+        let total = buckets.last().unwrap().1;
+        if total >= n as f64 || std::time::Instant::now() > deadline {
+            break (buckets, total);
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    };
     stop(ing);
-    let buckets: Vec<(f64, f64)> = after
-        .iter()
-        .map(|(le, c)| (*le, c - before.iter().find(|(l, _)| l == le).map_or(0.0, |x| x.1)))
-        .collect();
-    let total = buckets.last().unwrap().1;
     assert!(total >= n as f64, "freshness observed for {total} records of {n}");
     let q = |q: f64| {
         buckets

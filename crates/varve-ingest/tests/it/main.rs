@@ -3,6 +3,7 @@
 //! commit rules against a real lake. The `varve ingest` process tests (kill -9, a broker restart,
 //! an S3 outage, freshness) are in `varve-cli`'s.
 
+mod backpressure;
 mod formats;
 mod offsets;
 

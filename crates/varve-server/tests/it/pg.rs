@@ -369,3 +369,65 @@ async fn jdbc_metadata_prepared_statements_binary_and_writes() {
     assert_eq!(got["jdbc_rows"], "1");
     s.stop().await;
 }
+
+/// A PostgreSQL client that goes away in the middle of a streamed result (its socket closed
+/// after the first rows) frees its slot: with one slot, the next client's query runs, and the
+/// in-flight gauge returns to 0.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_client_that_leaves_mid_stream_frees_its_slot() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let dir = tempfile::tempdir().unwrap();
+    let s = start(
+        lake(dir.path()).await,
+        ServerConfig {
+            max_in_flight: 1,
+            queue_timeout: std::time::Duration::from_secs(30),
+            ..ServerConfig::default()
+        },
+    )
+    .await;
+    let mut sock = tokio::net::TcpStream::connect(("127.0.0.1", s.pg_port)).await.unwrap();
+    // StartupMessage (protocol 3.0), then a simple Query for 9M rows: far more than is read.
+    let mut body = 196608i32.to_be_bytes().to_vec();
+    body.extend_from_slice(b"user\0varve\0database\0varve\0\0");
+    let mut msg = ((body.len() + 4) as i32).to_be_bytes().to_vec();
+    msg.extend_from_slice(&body);
+    sock.write_all(&msg).await.unwrap();
+    let mut seen = Vec::new();
+    let mut buf = vec![0u8; 1 << 16];
+    // Up to ReadyForQuery ('Z', length 5, status 'I').
+    while !seen.windows(6).any(|w| w == b"Z\0\0\0\x05I") {
+        let n = sock.read(&mut buf).await.unwrap();
+        assert!(
+            n > 0,
+            "the server closed the connection: {:?}",
+            String::from_utf8_lossy(&seen)
+        );
+        seen.extend_from_slice(&buf[..n]);
+    }
+    let sql = b"SELECT a.v, b.v FROM m.cpu a, m.cpu b\0";
+    let mut q = vec![b'Q'];
+    q.extend_from_slice(&((sql.len() + 4) as i32).to_be_bytes());
+    q.extend_from_slice(sql);
+    sock.write_all(&q).await.unwrap();
+    // Some rows arrive ('D' messages), then the client is gone.
+    let mut rows = 0usize;
+    while rows < (1 << 16) {
+        let n = sock.read(&mut buf).await.unwrap();
+        assert!(n > 0, "the stream ended early");
+        rows += n;
+    }
+    drop(sock);
+    // With one slot, this query runs only once the abandoned one has let go of it.
+    let (ok, out, err) = psql(s.pg_port, "varve", None, &["-At", "-c", "SELECT 1 AS one"]);
+    assert!(ok, "{err}");
+    assert_eq!(out.trim(), "1");
+    let m = reqwest::get(format!("{}/metrics", s.base))
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(m.contains("varve_queries_in_flight 0"), "{m}");
+    s.stop().await;
+}
