@@ -31,6 +31,14 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TOOL = os.path.join(ROOT, "crates/varve-testkit/kafka_tool.py")
 
 
+T0 = time.time()
+
+
+def log(msg):
+    """Progress on stderr, with the seconds since the start."""
+    print(f"[{time.time() - T0:7.1f} s] {msg}", file=sys.stderr, flush=True)
+
+
 def free_port():
     s = socket.socket()
     s.bind(("127.0.0.1", 0))
@@ -147,19 +155,22 @@ def throughput(args, work):
         broker.tool("create-topic", "events", "--partitions", 4)
         t = time.time()
         broker.tool("produce", "--topic", "events", "--partitions", 4, "--count", args.records, "--fields", 10)
-        print(f"(produced {args.records} records in {time.time() - t:.1f} s)", file=sys.stderr)
+        log(f"produced {args.records} records in {time.time() - t:.1f} s")
         rows = []
         for n in (1, 2):
             lake = os.path.join(work, f"tp{n}-lake")
             start = time.time()
             ings = [Ingestor(args.varve, lake, broker, "events", "bench.events", f"tp{n}", os.path.join(work, f"tp{n}-wal{k}"))
                     for k in range(n)]
+            log(f"{n} ingestor(s) started")
             wait_rows(ings, args.records, 1800)
             secs = time.time() - start
+            log(f"{n} ingestor(s): {args.records} rows in {secs:.1f} s")
             nbytes = sum(i.value("varve_ingest_bytes_total") for i in ings)
             peak = max(i.peak_rss_mib() for i in ings)
             for i in ings:
                 i.stop()
+            log(f"{n} ingestor(s) stopped")
             rows.append((n, secs, args.records / secs, nbytes / secs / 1e6, peak))
         print("| ingestors | records | seconds (start to last commit) | records/s | payload MB/s | peak RSS per ingestor (MiB) |")
         print("|---:|---:|---:|---:|---:|---:|")
@@ -181,6 +192,7 @@ def freshness(args, work):
                            "fr", os.path.join(work, f"fr{interval}-wal"), *extra)
             broker.tool("produce", "--topic", "events", "--partitions", 4, "--count", 4, "--fields", 10)
             wait_rows([ing], 4, 120)
+            log(f"freshness at {interval}: the ingestor joined; producing")
             before = ing.freshness()
             n = rate * args.freshness_seconds
             broker.tool("produce", "--topic", "events", "--partitions", 4, "--count", n, "--first", 4,
@@ -188,6 +200,7 @@ def freshness(args, work):
             wait_rows([ing], n + 4, 600)
             after = ing.freshness()
             ing.stop()
+            log(f"freshness at {interval}: done")
             b = [(le, c - dict(before).get(le, 0.0)) for le, c in after]
             rows.append((interval, n, quantile(b, 0.5), quantile(b, 0.95), quantile(b, 0.99)))
         finally:

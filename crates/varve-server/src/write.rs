@@ -15,8 +15,9 @@
 //! microsecond is refused unless `truncate_ns=true` (nothing is moved silently). A batch id
 //! header (`X-Varve-Batch-Id`) makes a retried write a no-op. Each table's rows are one commit;
 //! a body naming several measurements makes one commit per table, in the order they first
-//! appear. A malformed line, or a field whose type differs from its column's, fails the whole
-//! request before anything is written, naming the line.
+//! appear, after every table's rows were checked. A malformed line, or a field whose type
+//! differs from its column's, fails the whole request before anything is written, naming the
+//! line or the column.
 
 use std::sync::Arc;
 
@@ -278,6 +279,11 @@ pub(crate) struct Written {
 /// Appends each measurement's rows to the table `table_of(measurement)`, creating it (time
 /// column `time`, the tags as series key) when it does not exist.
 ///
+/// Every table's rows are checked (and their files uploaded) before the first commit, so a field
+/// of the wrong type in any measurement writes nothing; then each table commits in turn (one
+/// snapshot per table: Iceberg has no multi-table commit, so a storage failure between two
+/// commits leaves the first tables written, which a retry with the same batch id skips).
+///
 /// Errors: the lake's ([`varve::ErrorKind::SchemaMismatch`] for a field of another type than
 /// its column), with the table named.
 pub(crate) async fn write(
@@ -288,54 +294,70 @@ pub(crate) async fn write(
     truncate_ns: bool,
     batch_id: Option<&str>,
 ) -> varve::Result<Vec<Written>> {
-    let mut out = Vec::new();
+    let mut prepared: Vec<(String, usize, varve::TableAppender)> = Vec::new();
     for (m, rows) in parsed.measurements {
         let table = table_of(&m);
-        let tags = rows.tags.clone();
         let n = rows.times.len();
-        let time_column = match lake.describe(&table).await {
-            Ok(d) => match d.contract.time_column.clone() {
-                Some(c) => c,
-                None => {
-                    return Err(varve::Error::invalid(format!(
-                        "table {table} has no time column: line protocol writes go to time-series tables"
-                    )))
+        match Box::pin(prepare(lake, &table, rows, unit, truncate_ns, batch_id)).await {
+            Ok(a) => prepared.push((table, n, a)),
+            Err(e) => {
+                for (_, _, a) in prepared {
+                    a.abort().await;
                 }
-            },
-            Err(e) if e.kind() == varve::ErrorKind::NotFound => {
-                let batch = rows.batch("time").map_err(varve::Error::invalid)?;
-                let mut fields: Vec<Field> = batch.schema().fields().iter().map(|f| f.as_ref().clone()).collect();
-                fields[0] = Field::new(
-                    "time",
-                    DataType::Timestamp(TimeUnit::Microsecond, Some("UTC".into())),
-                    false,
-                );
-                let contract = TableContract::time_series("time").with_series_key(tags.iter().cloned());
-                match lake.create_table(&table, &Schema::new(fields), &contract).await {
-                    Ok(_) => {}
-                    Err(e) if e.kind() == varve::ErrorKind::AlreadyExists => {}
-                    Err(e) => return Err(e),
-                }
-                out.push(append(lake, &table, batch, unit, truncate_ns, batch_id, n).await?);
-                continue;
+                return Err(e.context(format!("table {table}")));
             }
-            Err(e) => return Err(e),
-        };
-        let batch = rows.batch(&time_column).map_err(varve::Error::invalid)?;
-        out.push(append(lake, &table, batch, unit, truncate_ns, batch_id, n).await?);
+        }
+    }
+    let mut out = Vec::new();
+    for (table, rows, a) in prepared {
+        let report = a.commit().await.map_err(|e| e.context(format!("table {table}")))?;
+        out.push(Written {
+            table,
+            rows,
+            snapshot_id: report.snapshot_id,
+            duplicate: report.duplicate,
+        });
     }
     Ok(out)
 }
 
-async fn append(
+/// Opens an append to `table` (creating the table when missing) and pushes `rows` into it.
+async fn prepare(
     lake: &Lake,
     table: &str,
-    batch: RecordBatch,
+    rows: Rows,
     unit: TimeUnit,
     truncate_ns: bool,
     batch_id: Option<&str>,
-    rows: usize,
-) -> varve::Result<Written> {
+) -> varve::Result<varve::TableAppender> {
+    let tags = rows.tags.clone();
+    let batch = match lake.describe(table).await {
+        Ok(d) => match d.contract.time_column.clone() {
+            Some(c) => rows.batch(&c).map_err(varve::Error::invalid)?,
+            None => {
+                return Err(varve::Error::invalid(format!(
+                    "table {table} has no time column: line protocol writes go to time-series tables"
+                )))
+            }
+        },
+        Err(e) if e.kind() == varve::ErrorKind::NotFound => {
+            let batch = rows.batch("time").map_err(varve::Error::invalid)?;
+            let mut fields: Vec<Field> = batch.schema().fields().iter().map(|f| f.as_ref().clone()).collect();
+            fields[0] = Field::new(
+                "time",
+                DataType::Timestamp(TimeUnit::Microsecond, Some("UTC".into())),
+                false,
+            );
+            let contract = TableContract::time_series("time").with_series_key(tags);
+            match lake.create_table(table, &Schema::new(fields), &contract).await {
+                Ok(_) => {}
+                Err(e) if e.kind() == varve::ErrorKind::AlreadyExists => {}
+                Err(e) => return Err(e),
+            }
+            batch
+        }
+        Err(e) => return Err(e),
+    };
     let opts = AppendOptions {
         // One batch id per table, so that a retried body is a no-op for each of its tables.
         batch_id: batch_id.map(|b| format!("{b}:{table}")),
@@ -346,14 +368,9 @@ async fn append(
         },
         ..AppendOptions::default()
     };
-    let report = lake
-        .append(table, vec![batch], opts)
-        .await
-        .map_err(|e| e.context(format!("table {table}")))?;
-    Ok(Written {
-        table: table.to_string(),
-        rows,
-        snapshot_id: report.snapshot_id,
-        duplicate: report.duplicate,
-    })
+    let mut a = lake.appender(table, opts).await?;
+    if !a.is_duplicate() {
+        a.push(batch).await?;
+    }
+    Ok(a)
 }

@@ -139,6 +139,27 @@ async fn line_protocol_writes_make_evolve_and_guard_tables() {
     .await;
     assert_eq!(status, 400, "{message}");
     assert!(message.contains("usage"), "{message}");
+    // Two measurements, the second with a field of another type: the first is not written either.
+    let disk = || csv(&http, &s.base, &secrets["w"], "SELECT count(*) FROM ops.disk");
+    let disk_before = disk().await;
+    let (status, _, message) = error_of(
+        v2(
+            "w",
+            "bucket=ops",
+            "disk,host=d,path=/ used=1i 1717200003000000000
+cpu,host=d usage=\"high\" 1717200003000000000",
+        )
+        .await
+        .unwrap(),
+    )
+    .await;
+    assert_eq!(status, 400, "{message}");
+    assert!(message.contains("ops.cpu") && message.contains("usage"), "{message}");
+    assert_eq!(
+        disk().await,
+        disk_before,
+        "nothing written to the first measurement's table"
+    );
     let (status, _, message) = error_of(
         v2("w", "bucket=ops", "cpu,host=d usage=1 1717200003000000001")
             .await
