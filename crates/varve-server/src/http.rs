@@ -39,6 +39,9 @@ pub(crate) struct Inner {
     pub(crate) config: ServerConfig,
     pub(crate) slots: Arc<Semaphore>,
     pub(crate) metrics: Metrics,
+    /// Line protocol commits in progress: they run to their end even when their client leaves
+    /// or the server stops, and [`crate::Server::run`] waits for them.
+    pub(crate) writes: tokio_util::task::TaskTracker,
 }
 
 impl AppState {
@@ -49,6 +52,7 @@ impl AppState {
             config,
             slots,
             metrics: Metrics::new(),
+            writes: tokio_util::task::TaskTracker::new(),
         }))
     }
 }
@@ -627,10 +631,30 @@ async fn run_write(
         let ident = varve::TableIdent::parse(&table_of(m))?;
         check_namespace(&grant, &ident)?;
     }
-    let _permit = slot(state).await?;
+    let permit = slot(state).await?;
+    // Server::run waits for writes that hold a token of `writes` when it stops; one that starts
+    // after that wait began is refused (nothing written).
+    let token = state.0.writes.token();
+    if state.0.writes.is_closed() {
+        return Err(ApiError::new(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "busy",
+            "the server is stopping",
+        ));
+    }
     let rows = parsed.rows();
     let started = Instant::now();
-    let written = crate::write::write(&state.0.lake, parsed, table_of, unit, q.truncate_ns, batch_id).await?;
+    let written = crate::write::write(
+        &state.0.lake,
+        &state.0.writes,
+        parsed,
+        table_of,
+        unit,
+        q.truncate_ns,
+        batch_id,
+        (permit, token),
+    )
+    .await?;
     state.0.metrics.write(rows as u64, started.elapsed().as_secs_f64());
     Ok(written)
 }

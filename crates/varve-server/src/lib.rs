@@ -133,11 +133,13 @@ impl Server {
 
     /// Serves until `shutdown` completes, then stops accepting connections and lets requests in
     /// flight finish for up to the configured grace period (`shutdown_grace`); those still running
-    /// then are dropped, which cancels their queries. A write is one commit: it either committed
-    /// before its connection closed or did not happen.
+    /// then are dropped, which cancels their queries. A write is one commit per table: it either
+    /// committed or did not happen; a line protocol body's commits, once started, are finished
+    /// before this returns, even past the grace period.
     ///
     /// Errors: [`ServerError::Io`] when accepting connections fails.
     pub async fn run(self, shutdown: impl Future<Output = ()> + Send + 'static) -> Result<(), ServerError> {
+        let writes = self.state.0.writes.clone();
         let app = http::router(self.state);
         let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
         let mut stopped = stop_rx.clone();
@@ -177,6 +179,13 @@ impl Server {
         };
         if let Some(pg) = pg {
             let _ = pg.await;
+        }
+        // Line protocol bodies whose commits started finish them (each is bounded by the
+        // commit's retries), so no body is left half committed.
+        writes.close();
+        if !writes.is_empty() {
+            tracing::info!(writes = writes.len(), "waiting for writes to finish their commits");
+            writes.wait().await;
         }
         r
     }

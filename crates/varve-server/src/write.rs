@@ -279,20 +279,25 @@ pub(crate) struct Written {
 /// Appends each measurement's rows to the table `table_of(measurement)`, creating it (time
 /// column `time`, the tags as series key) when it does not exist.
 ///
-/// Every table's rows are checked (and their files uploaded) before the first commit, so a field
+/// Every table's rows are checked (and buffered, or uploaded when large) before the first commit, so a field
 /// of the wrong type in any measurement writes nothing; then each table commits in turn (one
 /// snapshot per table: Iceberg has no multi-table commit, so a storage failure between two
-/// commits leaves the first tables written, which a retry with the same batch id skips).
+/// commits leaves the first tables written, which a retry with the same batch id skips). The
+/// commits run as a task of `writes`, so a client that leaves or a server that stops does not
+/// cut the body's commits in two; `hold` (the request's slot) is kept until they end. A table
+/// that the body creates stays (empty) when a later table's rows are refused.
 ///
 /// Errors: the lake's ([`varve::ErrorKind::SchemaMismatch`] for a field of another type than
 /// its column), with the table named.
 pub(crate) async fn write(
     lake: &Lake,
+    writes: &tokio_util::task::TaskTracker,
     parsed: Parsed,
     table_of: impl Fn(&str) -> String,
     unit: TimeUnit,
     truncate_ns: bool,
     batch_id: Option<&str>,
+    hold: impl Send + 'static,
 ) -> varve::Result<Vec<Written>> {
     let mut prepared: Vec<(String, usize, varve::TableAppender)> = Vec::new();
     for (m, rows) in parsed.measurements {
@@ -308,17 +313,32 @@ pub(crate) async fn write(
             }
         }
     }
-    let mut out = Vec::new();
-    for (table, rows, a) in prepared {
-        let report = a.commit().await.map_err(|e| e.context(format!("table {table}")))?;
-        out.push(Written {
-            table,
-            rows,
-            snapshot_id: report.snapshot_id,
-            duplicate: report.duplicate,
-        });
-    }
-    Ok(out)
+    let commits = async move {
+        let _hold = hold;
+        let mut out = Vec::new();
+        let mut prepared = prepared.into_iter();
+        while let Some((table, rows, a)) = prepared.next() {
+            match a.commit().await {
+                Ok(report) => out.push(Written {
+                    table,
+                    rows,
+                    snapshot_id: report.snapshot_id,
+                    duplicate: report.duplicate,
+                }),
+                Err(e) => {
+                    for (_, _, rest) in prepared {
+                        rest.abort().await;
+                    }
+                    return Err(e.context(format!("table {table}")));
+                }
+            }
+        }
+        Ok(out)
+    };
+    writes
+        .spawn(commits)
+        .await
+        .map_err(|e| varve::Error::new(varve::ErrorKind::Internal, format!("a write's commits failed: {e}")))?
 }
 
 /// Opens an append to `table` (creating the table when missing) and pushes `rows` into it.

@@ -116,3 +116,121 @@ fn serve_config_files_are_checked() {
     let missing = crate::varve_err(&["serve", "--config", "/nonexistent/varve.toml"]);
     assert!(missing.contains("/nonexistent/varve.toml"), "{missing}");
 }
+
+/// A `varve serve` process's memory (`VmRSS` or `VmHWM`, bytes) from /proc.
+fn memory(pid: u32, key: &str) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix(key))
+        .and_then(|v| v.trim_start_matches(':').split_whitespace().next()?.parse::<u64>().ok())
+        .unwrap()
+        * 1024
+}
+
+/// `--memory-limit` bounds each query: two clients (`--max-in-flight 2`) run an aggregation with
+/// millions of groups at once; each answers correctly (spilling to disk) or with a clear
+/// out-of-memory error, at least one answers, and the server process grows by no more than its
+/// slots times the limit, plus a margin for what the limit does not count (buffers being sent,
+/// the data read).
+#[test]
+fn serve_keeps_queries_within_the_memory_limit() {
+    let dir = tempfile::tempdir().unwrap();
+    let lake = dir.path().join("lake");
+    let lake = lake.to_str().unwrap();
+    let csv = dir.path().join("m.csv");
+    let mut text = String::from("ts,host,v\n");
+    let n = 2000;
+    for i in 0..n {
+        text.push_str(&format!(
+            "2024-01-01T00:{:02}:{:02}Z,h{},{}\n",
+            i / 60 % 60,
+            i % 60,
+            i % 7,
+            i
+        ));
+    }
+    std::fs::write(&csv, text).unwrap();
+    varve_ok(&[
+        "--lake",
+        lake,
+        "import",
+        "m",
+        csv.to_str().unwrap(),
+        "--time-column",
+        "ts",
+    ]);
+    let limit: u64 = 32 << 20;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_varve"))
+        .args([
+            "--lake",
+            lake,
+            "serve",
+            "--http",
+            "127.0.0.1:0",
+            "--pg",
+            "off",
+            "--max-in-flight",
+            "2",
+            "--memory-limit",
+            &limit.to_string(),
+        ])
+        .env_remove("VARVE_LAKE")
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stderr = BufReader::new(child.stderr.take().unwrap());
+    let mut addr = None;
+    for _ in 0..10 {
+        let mut line = String::new();
+        if stderr.read_line(&mut line).unwrap() == 0 {
+            break;
+        }
+        if let Some(rest) = line.split("HTTP on http://").nth(1) {
+            addr = rest.split_whitespace().next().map(str::to_string);
+            break;
+        }
+    }
+    let addr = addr.expect("the server printed its address");
+    let post = |sql: &str| {
+        http(
+            &addr,
+            &format!(
+                "POST /v1/sql?format=csv HTTP/1.1\r\nHost: t\r\nConnection: close\r\nContent-Length: {}\r\n\r\n{sql}",
+                sql.len()
+            ),
+        )
+    };
+    assert!(post("SELECT count(*) FROM m").contains("\n2000"));
+    let base = memory(child.id(), "VmRSS");
+    // 4M distinct groups: far more than 32 MiB of hash table.
+    let heavy = "SELECT count(*) AS groups FROM (SELECT a.v * 10000 + b.v AS k, count(*) FROM m a, m b GROUP BY 1)";
+    let answers: Vec<String> = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..2).map(|_| s.spawn(|| post(heavy))).collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    let mut spilled = 0;
+    for a in &answers {
+        if a.starts_with("HTTP/1.1 200") {
+            assert!(a.contains(&format!("\n{}", n * n)), "a wrong answer: {a}");
+            spilled += 1;
+        } else {
+            assert!(
+                a.to_lowercase().contains("resources exhausted") || a.contains("memory"),
+                "{a}"
+            );
+        }
+    }
+    assert!(spilled >= 1, "no query answered within the limit: {answers:?}");
+    let peak = memory(child.id(), "VmHWM");
+    eprintln!(
+        "2 queries of 4M groups, --memory-limit {limit} x 2 slots: {spilled} answered, server RSS {base} -> peak {peak} bytes"
+    );
+    assert!(
+        peak < base + 2 * limit + (256 << 20),
+        "the server grew from {base} to {peak} bytes with 2 slots of {limit}"
+    );
+    let pid = child.id().to_string();
+    assert!(Command::new("kill").args(["-TERM", &pid]).status().unwrap().success());
+    assert!(child.wait().unwrap().success());
+}
