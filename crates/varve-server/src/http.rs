@@ -649,9 +649,11 @@ async fn run_write(
         &state.0.writes,
         parsed,
         table_of,
-        unit,
-        q.truncate_ns,
-        batch_id,
+        crate::write::WriteOptions {
+            unit,
+            truncate_ns: q.truncate_ns,
+            batch_id,
+        },
         (permit, token),
     )
     .await?;

@@ -276,6 +276,17 @@ pub(crate) struct Written {
     pub(crate) duplicate: bool,
 }
 
+/// How a request's line protocol is written.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct WriteOptions<'a> {
+    /// The unit of the lines' timestamps (`precision`).
+    pub(crate) unit: TimeUnit,
+    /// Store times with digits below a µs truncated instead of refusing them.
+    pub(crate) truncate_ns: bool,
+    /// The request's `X-Varve-Batch-Id` (each table gets `<id>:<table>`).
+    pub(crate) batch_id: Option<&'a str>,
+}
+
 /// Appends each measurement's rows to the table `table_of(measurement)`, creating it (time
 /// column `time`, the tags as series key) when it does not exist.
 ///
@@ -294,16 +305,14 @@ pub(crate) async fn write(
     writes: &tokio_util::task::TaskTracker,
     parsed: Parsed,
     table_of: impl Fn(&str) -> String,
-    unit: TimeUnit,
-    truncate_ns: bool,
-    batch_id: Option<&str>,
+    opts: WriteOptions<'_>,
     hold: impl Send + 'static,
 ) -> varve::Result<Vec<Written>> {
     let mut prepared: Vec<(String, usize, varve::TableAppender)> = Vec::new();
     for (m, rows) in parsed.measurements {
         let table = table_of(&m);
         let n = rows.times.len();
-        match Box::pin(prepare(lake, &table, rows, unit, truncate_ns, batch_id)).await {
+        match Box::pin(prepare(lake, &table, rows, &opts)).await {
             Ok(a) => prepared.push((table, n, a)),
             Err(e) => {
                 for (_, _, a) in prepared {
@@ -342,14 +351,7 @@ pub(crate) async fn write(
 }
 
 /// Opens an append to `table` (creating the table when missing) and pushes `rows` into it.
-async fn prepare(
-    lake: &Lake,
-    table: &str,
-    rows: Rows,
-    unit: TimeUnit,
-    truncate_ns: bool,
-    batch_id: Option<&str>,
-) -> varve::Result<varve::TableAppender> {
+async fn prepare(lake: &Lake, table: &str, rows: Rows, opts: &WriteOptions<'_>) -> varve::Result<varve::TableAppender> {
     let tags = rows.tags.clone();
     let batch = match lake.describe(table).await {
         Ok(d) => match d.contract.time_column.clone() {
@@ -380,10 +382,10 @@ async fn prepare(
     };
     let opts = AppendOptions {
         // One batch id per table, so that a retried body is a no-op for each of its tables.
-        batch_id: batch_id.map(|b| format!("{b}:{table}")),
+        batch_id: opts.batch_id.map(|b| format!("{b}:{table}")),
         time: TimeOptions {
-            unit: Some(unit),
-            truncate_ns,
+            unit: Some(opts.unit),
+            truncate_ns: opts.truncate_ns,
             ..TimeOptions::default()
         },
         ..AppendOptions::default()
