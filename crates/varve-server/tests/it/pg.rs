@@ -70,6 +70,11 @@ async fn psql_lists_describes_queries_copies_and_logs_in_with_tokens() {
         let (ok, out, err) = psql(port, "varve", Some(&w), &["-c", "\\d m.cpu"]);
         assert!(ok, "{err}");
         assert!(out.contains("host") && out.contains("double precision"), "{out}");
+        let ts = out
+            .lines()
+            .find(|l| l.trim_start().starts_with("ts "))
+            .unwrap_or_default();
+        assert!(ts.contains("timestamp with time zone"), "the time column's type: {out}");
         let (ok, out, err) = psql(port, "varve", Some(&w), &["-c", "\\dn"]);
         assert!(ok, "{err}");
         assert!(out.lines().any(|l| l.trim_start().starts_with("m ")), "{out}");

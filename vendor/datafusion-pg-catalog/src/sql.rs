@@ -1,0 +1,3 @@
+mod parser;
+pub use parser::PostgresCompatibilityParser;
+pub mod rules;
