@@ -16,6 +16,19 @@ fn http(addr: &str, request: &str) -> String {
     out
 }
 
+/// Imports `csv` into the table `m` of `lake` (time column `ts`).
+fn import_m(lake: &str, csv: &std::path::Path) {
+    varve_ok(&[
+        "--lake",
+        lake,
+        "import",
+        "m",
+        csv.to_str().unwrap(),
+        "--time-column",
+        "ts",
+    ]);
+}
+
 #[test]
 fn serve_answers_sql_and_stops_on_sigterm() {
     let dir = tempfile::tempdir().unwrap();
@@ -27,15 +40,7 @@ fn serve_answers_sql_and_stops_on_sigterm() {
         "ts,host,v\n2024-01-01T00:00:00Z,a,1.5\n2024-01-01T00:01:00Z,b,2.5\n",
     )
     .unwrap();
-    varve_ok(&[
-        "--lake",
-        lake,
-        "import",
-        "m",
-        csv.to_str().unwrap(),
-        "--time-column",
-        "ts",
-    ]);
+    import_m(lake, &csv);
 
     // The lake and the PostgreSQL address from a config file, HTTP's from the command line.
     let config = dir.path().join("varve.toml");
@@ -151,15 +156,7 @@ fn serve_keeps_queries_within_the_memory_limit() {
         ));
     }
     std::fs::write(&csv, text).unwrap();
-    varve_ok(&[
-        "--lake",
-        lake,
-        "import",
-        "m",
-        csv.to_str().unwrap(),
-        "--time-column",
-        "ts",
-    ]);
+    import_m(lake, &csv);
     let limit: u64 = 32 << 20;
     let mut child = Command::new(env!("CARGO_BIN_EXE_varve"))
         .args([

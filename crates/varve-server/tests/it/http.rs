@@ -80,6 +80,16 @@ impl Running {
     }
 }
 
+/// A server over [`lake`] in `dir` with one query slot (a query waits up to 30 s for it).
+pub(crate) async fn start_with_one_slot(dir: &std::path::Path) -> Running {
+    let config = ServerConfig {
+        max_in_flight: 1,
+        queue_timeout: std::time::Duration::from_secs(30),
+        ..ServerConfig::default()
+    };
+    start(lake(dir).await, config).await
+}
+
 const QUERY: &str = "SELECT ts, host, v FROM m.cpu WHERE ts < TIMESTAMP '1970-01-01T05:00:00Z' ORDER BY host, ts";
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -406,15 +416,7 @@ async fn tokens_guard_reads_and_writes() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_client_that_leaves_mid_stream_frees_its_slot() {
     let dir = tempfile::tempdir().unwrap();
-    let s = start(
-        lake(dir.path()).await,
-        ServerConfig {
-            max_in_flight: 1,
-            queue_timeout: std::time::Duration::from_secs(30),
-            ..ServerConfig::default()
-        },
-    )
-    .await;
+    let s = start_with_one_slot(dir.path()).await;
     let http = reqwest::Client::new();
     // 9M rows: far more than the client reads.
     let mut r = http

@@ -382,15 +382,7 @@ async fn jdbc_metadata_prepared_statements_binary_and_writes() {
 async fn a_client_that_leaves_mid_stream_frees_its_slot() {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
     let dir = tempfile::tempdir().unwrap();
-    let s = start(
-        lake(dir.path()).await,
-        ServerConfig {
-            max_in_flight: 1,
-            queue_timeout: std::time::Duration::from_secs(30),
-            ..ServerConfig::default()
-        },
-    )
-    .await;
+    let s = crate::http::start_with_one_slot(dir.path()).await;
     let mut sock = tokio::net::TcpStream::connect(("127.0.0.1", s.pg_port)).await.unwrap();
     // StartupMessage (protocol 3.0), then a simple Query for 9M rows: far more than is read.
     let mut body = 196608i32.to_be_bytes().to_vec();
