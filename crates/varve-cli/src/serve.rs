@@ -33,7 +33,8 @@ pub(crate) struct ServeArgs {
     /// table listings, metrics); over PostgreSQL, user `anonymous` logs in without a password.
     #[arg(long)]
     allow_anonymous_read: bool,
-    /// Requests served at once; others wait up to 10 s for a slot, then get 503. [default: 16]
+    /// Requests served at once; others wait up to 10 s for a slot, then get 429 (PostgreSQL:
+    /// SQLSTATE 53300). [default: 16]
     #[arg(long, value_name = "N")]
     max_in_flight: Option<usize>,
     /// Cancel a query after this long (e.g. 30s, 5m). [default: 5m]

@@ -23,9 +23,10 @@ pub struct ServerConfig {
     /// With tokens: whether a request without one may read (SQL that changes nothing, table
     /// listings). Writes always need a token then.
     pub allow_anonymous_read: bool,
-    /// Requests served at once; more wait for a slot up to `queue_timeout`, then get 503.
+    /// Requests served at once; more wait for a slot up to `queue_timeout`, then get 429
+    /// (PostgreSQL: SQLSTATE 53300).
     pub max_in_flight: usize,
-    /// How long a request waits for a slot before 503 Service Unavailable.
+    /// How long a request waits for a slot before 429 Too Many Requests.
     pub queue_timeout: Duration,
     /// Each query is cancelled after this long (504 Gateway Timeout before its first row; a
     /// streamed body is cut off after).

@@ -3,7 +3,7 @@
 //! - `POST /v1/sql`: one SQL statement (the body as text, or JSON `{"sql": "..."}`), answered in
 //!   the negotiated format (`results`), streamed. Errors before the first row are JSON
 //!   `{"error": ..., "kind": ...}` with a status by kind (400 bad SQL, 404 missing table, 409
-//!   conflict, 413 row limit, 503 busy, 504 timeout); an error after it cuts the body off, so a
+//!   conflict, 413 row limit, 429 busy, 503 stopping, 504 timeout); an error after it cuts the body off, so a
 //!   client never takes a partial result for a whole one.
 //! - `GET /v1/tables`: `{"tables": ["ns.t", ...]}`; `GET /v1/tables/{name}`: the table's info
 //!   (as `varve info --json`).
@@ -199,12 +199,12 @@ fn check_namespace(grant: &Grant, table: &varve::TableIdent) -> Result<(), ApiEr
     }
 }
 
-/// Waits for a request slot (`max_in_flight`), or 503 after `queue_timeout`.
+/// Waits for a request slot (`max_in_flight`), or 429 Too Many Requests after `queue_timeout`.
 async fn slot(state: &AppState) -> Result<Slot, ApiError> {
     state
         .slot()
         .await
-        .map_err(|m| ApiError::new(StatusCode::SERVICE_UNAVAILABLE, "busy", m))
+        .map_err(|m| ApiError::new(StatusCode::TOO_MANY_REQUESTS, "busy", m))
 }
 
 /// Counts the request and answers.
@@ -638,7 +638,7 @@ async fn run_write(
     if state.0.writes.is_closed() {
         return Err(ApiError::new(
             StatusCode::SERVICE_UNAVAILABLE,
-            "busy",
+            "stopping",
             "the server is stopping",
         ));
     }

@@ -319,6 +319,17 @@ fn broker_restart_and_storage_outage_lose_and_duplicate_nothing() {
     ]);
     std::thread::sleep(Duration::from_secs(2));
     proxy.cut();
+    // The outage counts from the first commit it fails (on a loaded machine the producer may
+    // start late), and lasts 10 s from there.
+    let log_path = wal.with_extension("log");
+    let deadline = std::time::Instant::now() + Duration::from_secs(90);
+    while !std::fs::read_to_string(&log_path)
+        .unwrap_or_default()
+        .contains("commit failed; retrying")
+        && std::time::Instant::now() < deadline
+    {
+        std::thread::sleep(Duration::from_millis(200));
+    }
     std::thread::sleep(Duration::from_secs(10));
     proxy.restore();
     let out = producer.wait_with_output().unwrap();

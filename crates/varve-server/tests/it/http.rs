@@ -449,6 +449,67 @@ async fn a_client_that_leaves_mid_stream_frees_its_slot() {
     s.stop().await;
 }
 
+/// With every slot taken, a request waits `queue_timeout`, then gets 429 `busy` over HTTP and
+/// SQLSTATE 53300 over PostgreSQL; once the slot is free, both are served again.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_full_server_answers_busy_in_both_protocols() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = ServerConfig {
+        max_in_flight: 1,
+        queue_timeout: std::time::Duration::from_millis(300),
+        ..ServerConfig::default()
+    };
+    let s = start(lake(dir.path()).await, config).await;
+    let http = reqwest::Client::new();
+    // A streamed answer of 9M rows holds the only slot while it is not read to its end.
+    let mut held = http
+        .post(format!("{}/v1/sql?format=csv", s.base))
+        .body("SELECT a.v, b.v FROM m.cpu a, m.cpu b")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(held.status(), 200);
+    assert!(held.chunk().await.unwrap().is_some());
+    let r = http
+        .post(format!("{}/v1/sql", s.base))
+        .body("SELECT 1 AS one")
+        .send()
+        .await
+        .unwrap();
+    let (status, kind, message) = error_of(r).await;
+    assert_eq!((status, kind.as_str()), (429, "busy"), "{message}");
+    let port = s.pg_port.to_string();
+    let out = tokio::task::spawn_blocking(move || {
+        std::process::Command::new(varve_testkit::python())
+            .args([
+                "-c",
+                "import psycopg, sys\n\
+                 try:\n    psycopg.connect(host='127.0.0.1', port=int(sys.argv[1]), dbname='varve', user='varve', password='x').execute('SELECT 1')\n\
+                 except psycopg.Error as e:\n    print(e.sqlstate)\n",
+                &port,
+            ])
+            .output()
+            .unwrap()
+    })
+    .await
+    .unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout).trim(),
+        "53300",
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    drop(held);
+    let r = http
+        .post(format!("{}/v1/sql", s.base))
+        .body("SELECT 1 AS one")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.text().await.unwrap(), r#"[{"one":1}]"#);
+    s.stop().await;
+}
+
 /// Scopes and namespaces: a read token cannot write (403), a token scoped to a namespace reads
 /// and writes only that namespace's tables (SQL, listings, table info) and runs no schema
 /// statement; an unscoped write token does everything.
