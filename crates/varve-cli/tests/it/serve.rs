@@ -16,6 +16,56 @@ fn http(addr: &str, request: &str) -> String {
     out
 }
 
+/// A `varve serve` process and where it listens.
+struct Serving {
+    child: std::process::Child,
+    stderr: BufReader<std::process::ChildStderr>,
+    /// Its stderr up to the listen lines.
+    printed: String,
+    /// The HTTP address, `host:port`.
+    http: String,
+    /// The PostgreSQL address, when `pg` was asked for.
+    pg: Option<String>,
+}
+
+/// Starts `varve ARGS` (a `serve` command) and reads its stderr up to the line naming the HTTP
+/// address, or, with `pg`, the PostgreSQL one after it.
+fn serve(args: &[&str], pg: bool) -> Serving {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_varve"))
+        .args(args)
+        .env_remove("VARVE_LAKE")
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stderr = BufReader::new(child.stderr.take().unwrap());
+    let (mut http, mut pg_addr) = (None, None);
+    let mut printed = String::new();
+    for _ in 0..10 {
+        let mut line = String::new();
+        if stderr.read_line(&mut line).unwrap() == 0 {
+            break;
+        }
+        printed.push_str(&line);
+        if let Some(rest) = line.split("HTTP on http://").nth(1) {
+            http = rest.split_whitespace().next().map(str::to_string);
+        }
+        if let Some(rest) = line.split("PostgreSQL on ").nth(1) {
+            pg_addr = rest.split_whitespace().next().map(str::to_string);
+        }
+        if http.is_some() && (!pg || pg_addr.is_some()) {
+            break;
+        }
+    }
+    let http = http.unwrap_or_else(|| panic!("no listen address in: {printed}"));
+    Serving {
+        child,
+        stderr,
+        printed,
+        http,
+        pg: pg_addr,
+    }
+}
+
 /// Imports `csv` into the table `m` of `lake` (time column `ts`).
 fn import_m(lake: &str, csv: &std::path::Path) {
     varve_ok(&[
@@ -49,30 +99,16 @@ fn serve_answers_sql_and_stops_on_sigterm() {
         format!("lake = {lake:?}\nhttp = \"127.0.0.1:9\"\npg = \"127.0.0.1:0\"\n"),
     )
     .unwrap();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_varve"))
-        .args(["serve", "--config", config.to_str().unwrap(), "--http", "127.0.0.1:0"])
-        .env_remove("VARVE_LAKE")
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stderr = BufReader::new(child.stderr.take().unwrap());
-    let (mut addr, mut pg) = (None, None);
-    let mut printed = String::new();
-    for _ in 0..10 {
-        let mut line = String::new();
-        if stderr.read_line(&mut line).unwrap() == 0 {
-            break;
-        }
-        printed.push_str(&line);
-        if let Some(rest) = line.split("HTTP on http://").nth(1) {
-            addr = rest.split_whitespace().next().map(str::to_string);
-        }
-        if let Some(rest) = line.split("PostgreSQL on ").nth(1) {
-            pg = rest.split_whitespace().next().map(str::to_string);
-            break;
-        }
-    }
-    let addr = addr.unwrap_or_else(|| panic!("no listen address in: {printed}"));
+    let Serving {
+        mut child,
+        mut stderr,
+        printed,
+        http: addr,
+        pg,
+    } = serve(
+        &["serve", "--config", config.to_str().unwrap(), "--http", "127.0.0.1:0"],
+        true,
+    );
     let pg = pg.unwrap_or_else(|| panic!("no PostgreSQL address in: {printed}"));
     let port = pg.rsplit(':').next().unwrap();
 
@@ -158,8 +194,14 @@ fn serve_keeps_queries_within_the_memory_limit() {
     std::fs::write(&csv, text).unwrap();
     import_m(lake, &csv);
     let limit: u64 = 32 << 20;
-    let mut child = Command::new(env!("CARGO_BIN_EXE_varve"))
-        .args([
+    // The server's stderr stays open (kept in `_stderr`) until it has stopped.
+    let Serving {
+        mut child,
+        http: addr,
+        stderr: _stderr,
+        ..
+    } = serve(
+        &[
             "--lake",
             lake,
             "serve",
@@ -171,24 +213,9 @@ fn serve_keeps_queries_within_the_memory_limit() {
             "2",
             "--memory-limit",
             &limit.to_string(),
-        ])
-        .env_remove("VARVE_LAKE")
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stderr = BufReader::new(child.stderr.take().unwrap());
-    let mut addr = None;
-    for _ in 0..10 {
-        let mut line = String::new();
-        if stderr.read_line(&mut line).unwrap() == 0 {
-            break;
-        }
-        if let Some(rest) = line.split("HTTP on http://").nth(1) {
-            addr = rest.split_whitespace().next().map(str::to_string);
-            break;
-        }
-    }
-    let addr = addr.expect("the server printed its address");
+        ],
+        false,
+    );
     let post = |sql: &str| {
         http(
             &addr,

@@ -80,14 +80,48 @@ impl Running {
     }
 }
 
-/// A server over [`lake`] in `dir` with one query slot (a query waits up to 30 s for it).
-pub(crate) async fn start_with_one_slot(dir: &std::path::Path) -> Running {
+/// A server over [`lake`] in `dir` with one query slot (a query waits up to `queue_timeout`
+/// for it).
+pub(crate) async fn start_with_one_slot(dir: &std::path::Path, queue_timeout: std::time::Duration) -> Running {
     let config = ServerConfig {
         max_in_flight: 1,
-        queue_timeout: std::time::Duration::from_secs(30),
+        queue_timeout,
         ..ServerConfig::default()
     };
     start(lake(dir).await, config).await
+}
+
+/// Starts a streamed answer of 9M rows (far more than is read) and reads its first chunk: while
+/// the response is alive, the query holds a slot.
+async fn hold_a_slot(http: &reqwest::Client, base: &str) -> reqwest::Response {
+    let mut r = http
+        .post(format!("{base}/v1/sql?format=csv"))
+        .body("SELECT a.v, b.v FROM m.cpu a, m.cpu b")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 200);
+    assert!(r.chunk().await.unwrap().is_some());
+    r
+}
+
+/// `SELECT 1 AS one` over HTTP.
+async fn select_one(http: &reqwest::Client, base: &str) -> reqwest::Response {
+    http.post(format!("{base}/v1/sql"))
+        .body("SELECT 1 AS one")
+        .send()
+        .await
+        .unwrap()
+}
+
+/// The server's `/metrics` text.
+pub(crate) async fn metrics_text(base: &str) -> String {
+    reqwest::get(format!("{base}/metrics"))
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap()
 }
 
 const QUERY: &str = "SELECT ts, host, v FROM m.cpu WHERE ts < TIMESTAMP '1970-01-01T05:00:00Z' ORDER BY host, ts";
@@ -416,34 +450,13 @@ async fn tokens_guard_reads_and_writes() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_client_that_leaves_mid_stream_frees_its_slot() {
     let dir = tempfile::tempdir().unwrap();
-    let s = start_with_one_slot(dir.path()).await;
+    let s = start_with_one_slot(dir.path(), std::time::Duration::from_secs(30)).await;
     let http = reqwest::Client::new();
-    // 9M rows: far more than the client reads.
-    let mut r = http
-        .post(format!("{}/v1/sql?format=csv", s.base))
-        .body("SELECT a.v, b.v FROM m.cpu a, m.cpu b")
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(r.status(), 200);
-    assert!(r.chunk().await.unwrap().is_some());
-    drop(r);
+    drop(hold_a_slot(&http, &s.base).await);
     // With one slot, this query runs only once the abandoned one has let go of it.
-    let r = http
-        .post(format!("{}/v1/sql", s.base))
-        .body("SELECT 1 AS one")
-        .send()
-        .await
-        .unwrap();
+    let r = select_one(&http, &s.base).await;
     assert_eq!(r.text().await.unwrap(), r#"[{"one":1}]"#);
-    let m = http
-        .get(format!("{}/metrics", s.base))
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let m = metrics_text(&s.base).await;
     assert!(m.contains("varve_queries_in_flight 0"), "{m}");
     assert!(m.contains("varve_queries_queued 0"), "{m}");
     s.stop().await;
@@ -454,29 +467,10 @@ async fn a_client_that_leaves_mid_stream_frees_its_slot() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_full_server_answers_busy_in_both_protocols() {
     let dir = tempfile::tempdir().unwrap();
-    let config = ServerConfig {
-        max_in_flight: 1,
-        queue_timeout: std::time::Duration::from_millis(300),
-        ..ServerConfig::default()
-    };
-    let s = start(lake(dir.path()).await, config).await;
+    let s = start_with_one_slot(dir.path(), std::time::Duration::from_millis(300)).await;
     let http = reqwest::Client::new();
-    // A streamed answer of 9M rows holds the only slot while it is not read to its end.
-    let mut held = http
-        .post(format!("{}/v1/sql?format=csv", s.base))
-        .body("SELECT a.v, b.v FROM m.cpu a, m.cpu b")
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(held.status(), 200);
-    assert!(held.chunk().await.unwrap().is_some());
-    let r = http
-        .post(format!("{}/v1/sql", s.base))
-        .body("SELECT 1 AS one")
-        .send()
-        .await
-        .unwrap();
-    let (status, kind, message) = error_of(r).await;
+    let held = hold_a_slot(&http, &s.base).await;
+    let (status, kind, message) = error_of(select_one(&http, &s.base).await).await;
     assert_eq!((status, kind.as_str()), (429, "busy"), "{message}");
     let port = s.pg_port.to_string();
     let out = tokio::task::spawn_blocking(move || {
@@ -500,12 +494,7 @@ async fn a_full_server_answers_busy_in_both_protocols() {
         String::from_utf8_lossy(&out.stderr)
     );
     drop(held);
-    let r = http
-        .post(format!("{}/v1/sql", s.base))
-        .body("SELECT 1 AS one")
-        .send()
-        .await
-        .unwrap();
+    let r = select_one(&http, &s.base).await;
     assert_eq!(r.text().await.unwrap(), r#"[{"one":1}]"#);
     s.stop().await;
 }

@@ -382,7 +382,7 @@ async fn jdbc_metadata_prepared_statements_binary_and_writes() {
 async fn a_client_that_leaves_mid_stream_frees_its_slot() {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
     let dir = tempfile::tempdir().unwrap();
-    let s = crate::http::start_with_one_slot(dir.path()).await;
+    let s = crate::http::start_with_one_slot(dir.path(), std::time::Duration::from_secs(30)).await;
     let mut sock = tokio::net::TcpStream::connect(("127.0.0.1", s.pg_port)).await.unwrap();
     // StartupMessage (protocol 3.0), then a simple Query for 9M rows: far more than is read.
     let mut body = 196608i32.to_be_bytes().to_vec();
@@ -419,12 +419,7 @@ async fn a_client_that_leaves_mid_stream_frees_its_slot() {
     let (ok, out, err) = psql(s.pg_port, "varve", None, &["-At", "-c", "SELECT 1 AS one"]);
     assert!(ok, "{err}");
     assert_eq!(out.trim(), "1");
-    let m = reqwest::get(format!("{}/metrics", s.base))
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let m = crate::http::metrics_text(&s.base).await;
     assert!(m.contains("varve_queries_in_flight 0"), "{m}");
     s.stop().await;
 }
