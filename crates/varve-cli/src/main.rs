@@ -222,6 +222,8 @@ fn main() -> ExitCode {
     let result = rt
         .block_on(rt.spawn(run(cli)))
         .unwrap_or_else(|e| Err(varve::Error::internal(format!("the command failed unexpectedly: {e}"))));
+    // A commit's last check of the version hint runs after it answers: let it finish.
+    rt.block_on(varve::settle());
     match result {
         Ok(()) => ExitCode::SUCCESS,
         // The reader of our output went away (`varve sql ... | head -1`): stop quietly.

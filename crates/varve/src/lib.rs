@@ -61,6 +61,7 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs, missing_debug_implementations, rustdoc::broken_intra_doc_links)]
 
+mod background;
 mod catalog;
 mod commit;
 mod error;
@@ -75,6 +76,7 @@ mod rollup;
 mod storage;
 mod write;
 
+pub use background::settle;
 pub use catalog::{TableIdent, DEFAULT_NAMESPACE};
 pub use commit::{AppendOptions, AppendReport, InlineMaintenance, SourceCheckpoint, SourcePosition};
 pub use error::{Error, ErrorKind, Result};

@@ -377,6 +377,7 @@ pub(crate) fn install(storage: &Storage, cache: &MetadataCache, ident: &TableIde
                     metadata,
                     refs,
                     hint_stale: false,
+                    unchecked: false,
                 });
             }
             Kind::ManifestList => {

@@ -110,6 +110,9 @@ pub(crate) struct LoadedTable {
     /// The version hint named an older version than this one (a commit's hint write was lost, or
     /// its process died after the commit): writers repair it ([`repair_version_hint`]).
     pub(crate) hint_stale: bool,
+    /// Taken from what this process saw, without asking the store whether it is still the newest
+    /// ([`load_unchecked`]): a commit on it checks that at once with its uploads.
+    pub(crate) unchecked: bool,
 }
 
 impl LoadedTable {
@@ -197,6 +200,48 @@ async fn load_first(
 /// version hint stale repairs it.
 ///
 /// Errors: as [`load`].
+/// The table as this process last saw it, without a request when its metadata is cached, marked
+/// [`LoadedTable::unchecked`]; [`load`] when the process has not seen the table. For writers: the
+/// commit checks the version at once with its uploads (`commit`), so an append waits on two round
+/// trips, the uploads and the conditional write; a stale base only costs that attempt's manifests.
+///
+/// Errors: as [`load`].
+pub(crate) async fn load_unchecked(
+    storage: &Storage,
+    cache: &MetadataCache,
+    ident: &TableIdent,
+) -> Result<LoadedTable> {
+    if let Some((version, _)) = cache.recent_version(ident) {
+        if let Some((metadata, refs)) = cache.metadata(ident.metadata_file(version).as_ref()) {
+            return Ok(LoadedTable {
+                ident: ident.clone(),
+                version,
+                metadata,
+                refs,
+                hint_stale: false,
+                unchecked: true,
+            });
+        }
+    }
+    load(storage, cache, ident).await
+}
+
+/// Loads `version`, which [`find_current_version`] found to be the newest at `checked_at`, and
+/// remembers it as seen.
+///
+/// Errors: as [`load_version`].
+pub(crate) async fn load_found(
+    storage: &Storage,
+    cache: &MetadataCache,
+    ident: &TableIdent,
+    version: u64,
+    checked_at: std::time::Instant,
+) -> Result<LoadedTable> {
+    let t = load_version(storage, cache, ident, version).await?;
+    cache.saw_version(ident, t.metadata.uuid(), version, checked_at);
+    Ok(t)
+}
+
 pub(crate) async fn load_recent(storage: &Storage, cache: &MetadataCache, ident: &TableIdent) -> Result<LoadedTable> {
     let Some((version, age)) = cache.recent_version(ident) else {
         return load(storage, cache, ident).await;
@@ -249,6 +294,7 @@ pub(crate) async fn load_version(
         metadata,
         refs,
         hint_stale: false,
+        unchecked: false,
     })
 }
 
@@ -272,7 +318,7 @@ pub(crate) async fn current_version(storage: &Storage, ident: &TableIdent) -> Re
 /// not, `known` is the newest (versions are made one after another by put-if-absent, and orphan
 /// cleanup removes old ones oldest first, so none is removed before an older one); both are asked at once, one round trip. Otherwise the version
 /// hint is read and followed forward, which also finds whether the hint is stale.
-async fn find_current_version(
+pub(crate) async fn find_current_version(
     storage: &Storage,
     ident: &TableIdent,
     known: Option<u64>,
@@ -434,6 +480,7 @@ pub(crate) async fn create_with_properties(
         metadata,
         refs,
         hint_stale: false,
+        unchecked: false,
     })
 }
 
@@ -454,15 +501,25 @@ pub(crate) async fn write_version_hint(storage: &Storage, ident: &TableIdent, ve
         .await
 }
 
-/// Writes the version hint after a commit of `version`, then makes sure it did not move the hint
-/// back: when another writer committed meanwhile (and may have written its hint before ours), the
-/// hint is rewritten to the newest version. Best effort: errors are ignored, since readers and the
+/// Writes the version hint after a commit of `version`, then, in the background
+/// ([`crate::background`]), makes sure it did not move the hint back: when another writer
+/// committed meanwhile (and may have written its hint before ours), the hint is rewritten to the
+/// newest version. Best effort: errors are ignored, since readers and the
 /// next writer correct a stale hint.
 pub(crate) async fn write_version_hint_forward(storage: &Storage, ident: &TableIdent, version: u64) {
-    let mut written = version;
-    if write_version_hint(storage, ident, written).await.is_err() {
+    if write_version_hint(storage, ident, version).await.is_err() {
         return;
     }
+    // A newer commit's hint, written before ours landed, would be behind now: that is checked
+    // after the caller has its answer (`crate::background::settle` waits for it).
+    let (storage, ident) = (storage.clone(), ident.clone());
+    crate::background::spawn(async move { follow_version_hint(&storage, &ident, version).await });
+}
+
+/// After writing the hint `version`: when a newer version exists (a commit whose hint write our
+/// write may have overtaken), writes the newest into the hint.
+async fn follow_version_hint(storage: &Storage, ident: &TableIdent, version: u64) {
+    let mut written = version;
     // Usually nobody committed meanwhile: one HEAD says so.
     match storage.exists(&ident.metadata_file(version + 1)).await {
         Ok(true) => {}

@@ -213,7 +213,19 @@ impl Appender {
 
     /// Aligns one batch and buffers it; flushes when the buffer is full.
     pub(crate) async fn push(&mut self, batch: RecordBatch) -> Result<()> {
-        let new = align::new_columns(&self.arrow_schema, &batch.schema())?;
+        let mut new = align::new_columns(&self.arrow_schema, &batch.schema())?;
+        if !new.is_empty() && self.base.unchecked && self.rows_in == 0 && self.files.is_empty() {
+            // Columns this process has not seen: another writer may have added them meanwhile, so
+            // the schema change is built on the newest metadata, not on what the process saw.
+            let base = crate::catalog::load(&self.storage, &self.cache, &self.base.ident).await?;
+            let opts = std::mem::take(&mut self.opts);
+            let mut fresh = Appender::new(self.storage.clone(), self.cache.clone(), base, opts)?;
+            fresh.started = self.started;
+            fresh.replace = std::mem::take(&mut self.replace);
+            fresh.set_properties = std::mem::take(&mut self.set_properties);
+            *self = fresh;
+            new = align::new_columns(&self.arrow_schema, &batch.schema())?;
+        }
         if !new.is_empty() {
             let last = self.base.metadata.last_column_id();
             self.schema = schema::add_columns(&self.schema, last.max(self.schema.highest_field_id()), &new)?;

@@ -7,8 +7,11 @@
 //! holds there (the rebase rules below), writes the new manifest and manifest list
 //! ([`snapshot`]), and writes `v<N+1>.metadata.json` with put-if-absent. Only that write makes the
 //! change visible. A writer that loses the race deletes the manifests it wrote, re-reads the
-//! winner's metadata and tries again on top of it; uploaded data files are reused. After the commit
-//! the post-commit hooks run (the version hint now). Each attempt also derives the new snapshot's
+//! winner's metadata and tries again on top of it; uploaded data files are reused. A base this
+//! process saw but did not check (an append's, `catalog::load_unchecked`) is checked at once with
+//! the first attempt's uploads, so an append waits on two round trips to its commit point. After
+//! the commit the post-commit hooks run at once: the version hint and the head object (the hint's
+//! follow-up check runs in the background, `crate::background`). Each attempt also derives the new snapshot's
 //! last-value index from its parent's (`index::last_value`), so the index always describes the
 //! snapshot that names it.
 //!
@@ -208,33 +211,54 @@ async fn commit_inner(
     loop {
         attempt += 1;
         catalog::repair_version_hint(storage, &latest).await;
-        if let Some(b) = txn.batch_id.as_deref() {
-            if has_batch(&latest, b) {
-                return Ok(Outcome::Duplicate { attempts: attempt });
+        match Box::pin(rebase_on(storage, cache, &latest, txn)).await {
+            Ok(true) => return Ok(Outcome::Duplicate { attempts: attempt }),
+            Ok(false) => {}
+            // A rule broken on what this process saw may hold on the newest version.
+            Err(_) if latest.unchecked => {
+                latest = catalog::load(storage, cache, &ident).await?;
+                continue;
             }
+            Err(e) => return Err(e),
         }
-        if let Some(cp) = &txn.checkpoint {
-            if cp.standing(&ident.to_string(), latest.metadata.properties())? == checkpoint::Standing::Committed {
-                return Ok(Outcome::Duplicate { attempts: attempt });
-            }
-        }
-        if let Some(hook) = txn.rebase.clone() {
-            hook.rebase(storage, cache, &latest, txn).await?;
-        }
-        check_rebase(storage, cache, &latest, txn).await?;
         let started = std::time::Instant::now();
-        // Data files not uploaded yet go up at once with the manifests.
+        // Data files not uploaded yet go up at once with the manifests; a base this process saw
+        // but did not check (an append's, `catalog::load_unchecked`) is checked at the same time.
         let pending = std::mem::take(&mut txn.pending);
-        let (uploaded, prepared) = futures::join!(
+        let check = async {
+            match latest.unchecked {
+                true => Some((
+                    catalog::find_current_version(storage, &ident, Some(latest.version)).await,
+                    std::time::Instant::now(),
+                )),
+                false => None,
+            }
+        };
+        let (uploaded, prepared, checked) = futures::join!(
             append::upload_data_files(storage, cache, &pending),
-            snapshot::prepare(storage, cache, &latest, txn, attempt == 1)
+            snapshot::prepare(storage, cache, &latest, txn, attempt == 1),
+            check
         );
-        if let Err(e) = uploaded {
+        let newer = match checked {
+            None => None,
+            Some((Ok(Some((v, _))), _)) if v == latest.version => None,
+            Some((Ok(Some((v, _))), at)) => Some(Ok((v, at))),
+            Some((Ok(None), _)) => Some(Err(Error::not_found(format!("table {ident} does not exist")))),
+            Some((Err(e), _)) => Some(Err(e)),
+        };
+        if uploaded.is_err() || newer.is_some() {
+            // This attempt's manifests were built on a version that is not the newest (or its data
+            // files did not all go up): they are dropped; uploaded data files are kept for the next
+            // attempt, or deleted by the caller on an error.
             if let Ok(p) = &prepared {
                 storage.delete_quietly(&p.written).await;
             }
-            return Err(e);
+            uploaded?;
+            let (version, checked_at) = newer.expect("checked")?;
+            latest = catalog::load_found(storage, cache, &ident, version, checked_at).await?;
+            continue;
         }
+        latest.unchecked = false;
         let prepared = prepared?;
         let prepare_ms = started.elapsed().as_secs_f64() * 1e3;
         let next = latest.version + 1;
@@ -372,6 +396,34 @@ async fn is_ours(
         }
     }
     None
+}
+
+/// Applies the rebase rules (module docs) of `txn` to `latest`: `true` when the change is a
+/// duplicate there (its batch id or source checkpoint is committed); the change's [`Rebase`] hook
+/// recomputed on `latest`.
+///
+/// Errors: [`ErrorKind::Conflict`] when a rule does not hold; the hook's errors.
+async fn rebase_on(
+    storage: &Storage,
+    cache: &MetadataCache,
+    latest: &LoadedTable,
+    txn: &mut Transaction,
+) -> Result<bool> {
+    if let Some(b) = txn.batch_id.as_deref() {
+        if has_batch(latest, b) {
+            return Ok(true);
+        }
+    }
+    if let Some(cp) = &txn.checkpoint {
+        if cp.standing(&latest.ident.to_string(), latest.metadata.properties())? == checkpoint::Standing::Committed {
+            return Ok(true);
+        }
+    }
+    if let Some(hook) = txn.rebase.clone() {
+        hook.rebase(storage, cache, latest, txn).await?;
+    }
+    check_rebase(storage, cache, latest, txn).await?;
+    Ok(false)
 }
 
 /// Checks the rebase rules (module docs) of `txn` against `latest`.

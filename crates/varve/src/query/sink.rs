@@ -93,7 +93,7 @@ impl DataSink for AppendSink {
         data: SendableRecordBatchStream,
         _context: &Arc<TaskContext>,
     ) -> datafusion::common::Result<u64> {
-        let base = catalog::load(&self.env.storage, &self.env.cache, &self.ident).await?;
+        let base = catalog::load_unchecked(&self.env.storage, &self.env.cache, &self.ident).await?;
         let appender = Appender::new(
             self.env.storage.clone(),
             self.env.cache.clone(),
