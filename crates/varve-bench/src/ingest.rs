@@ -2,6 +2,7 @@
 //! and appended in commits of `commit_rows` rows (one snapshot each), the way a batch loader
 //! or a stream with a commit interval writes.
 
+use std::collections::HashMap;
 use std::path::Path;
 use std::sync::Arc;
 use std::time::Instant;
@@ -55,21 +56,32 @@ pub fn quantile(v: &[f64], p: f64) -> f64 {
     s[rank - 1]
 }
 
+/// How a dataset is loaded by [`ingest`].
+#[derive(Debug, Clone, Default)]
+pub struct LoadSettings {
+    /// Rows per commit.
+    pub commit_rows: usize,
+    /// Table properties set on each new table (for example `varve.auto-maintain=false`, so that
+    /// only appends are timed).
+    pub properties: HashMap<String, String>,
+}
+
 /// Loads every table of `info` (generated in `dir`) into `lake`, creating tables with the
 /// suite's namespace, `ts` as time column, the dataset's series column as series key and day
-/// partitions.
+/// partitions, with `load`'s properties, in commits of `load.commit_rows` rows.
 ///
-/// Errors: a table exists already, a file cannot be read, or an append fails (the engine's
-/// message).
+/// Errors: a table exists already, a property is refused, a file cannot be read, or an append
+/// fails (the engine's message).
 pub async fn ingest(
     lake: &Lake,
     counters: &Arc<Counters>,
     suite: Suite,
     info: &DatasetInfo,
     dir: &Path,
-    commit_rows: usize,
+    load: &LoadSettings,
     progress: &dyn Fn(&str, u64),
 ) -> Result<Vec<IngestStats>, String> {
+    let (commit_rows, properties) = (load.commit_rows, &load.properties);
     let mut out = vec![];
     for table in suite.dataset().tables() {
         crate::probe::reset_peak_rss();
@@ -96,6 +108,11 @@ pub async fn ingest(
                 lake.create_table(&name, &reader.schema(), &contract)
                     .await
                     .map_err(|e| format!("create {name}: {e}"))?;
+                if !properties.is_empty() {
+                    lake.set_properties(&name, properties, &[])
+                        .await
+                        .map_err(|e| format!("set properties of {name}: {e}"))?;
+                }
                 created = true;
             }
             for batch in reader {

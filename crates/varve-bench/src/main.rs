@@ -73,6 +73,10 @@ enum Cmd {
         /// Rows per commit when loading.
         #[arg(long, default_value_t = 100_000)]
         commit_rows: usize,
+        /// Passes over the queries (each query on every lake in turn, in each pass); a query's
+        /// best is its best over all passes, so that side-by-side phases see the same host.
+        #[arg(long, default_value_t = 1)]
+        rounds: u32,
         /// Cancel a Varve query (recorded as failed) after this long.
         #[arg(long, default_value = "10m", value_parser = humantime::parse_duration)]
         timeout: std::time::Duration,
@@ -100,6 +104,10 @@ enum Cmd {
         /// version-check-interval=0s, filter-pushdown=on: the storage options of `varve -o`.
         #[arg(long = "lake-option", value_name = "KEY=VALUE", value_parser = parse_kv)]
         lake_options: Vec<(String, String)>,
+        /// A table property set on every table the run creates, KEY=VALUE (repeat for more), e.g.
+        /// varve.auto-maintain=false to time appends without inline maintenance.
+        #[arg(long = "table-property", value_name = "KEY=VALUE", value_parser = parse_kv)]
+        table_properties: Vec<(String, String)>,
     },
     /// Write-path benchmarks on IoT readings, each side by side in one run: appends with columns
     /// encoded on one thread vs one per core, 1,000 micro-commits with inline maintenance (latency
@@ -329,6 +337,7 @@ fn real_main(cli: Cli) -> Result<ExitCode, String> {
             bandwidth,
             runs,
             commit_rows,
+            rounds,
             timeout,
             only,
             results_dir,
@@ -336,6 +345,7 @@ fn real_main(cli: Cli) -> Result<ExitCode, String> {
             maintain,
             one_commit_baseline,
             lake_options,
+            table_properties,
         } => {
             if commit_rows == 0 {
                 return Err("--commit-rows must be at least 1".into());
@@ -353,12 +363,14 @@ fn real_main(cli: Cli) -> Result<ExitCode, String> {
                 timeout,
                 runs,
                 commit_rows,
+                rounds,
                 only,
                 results_dir,
                 keep_lake,
                 maintain,
                 one_commit_baseline,
                 lake_options,
+                table_properties,
                 command: std::env::args().collect::<Vec<_>>().join(" "),
             };
             let outcome = run::run(&opts)?;

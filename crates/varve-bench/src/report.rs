@@ -60,6 +60,16 @@ pub struct RunInfo {
     /// Varve's lake options given with `--lake-option`.
     #[serde(default)]
     pub lake_options: Vec<(String, String)>,
+    /// Table properties given with `--table-property`.
+    #[serde(default)]
+    pub table_properties: Vec<(String, String)>,
+    /// Passes over the queries (`--rounds`; best over all).
+    #[serde(default = "one")]
+    pub rounds: u32,
+}
+
+fn one() -> u32 {
+    1
 }
 
 /// One query's record.
@@ -255,6 +265,10 @@ pub fn markdown(
         let o: Vec<String> = run.lake_options.iter().map(|(k, v)| format!("{k}={v}")).collect();
         let _ = writeln!(s, "- lake options: {}", o.join(", "));
     }
+    if !run.table_properties.is_empty() {
+        let o: Vec<String> = run.table_properties.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        let _ = writeln!(s, "- table properties: {}", o.join(", "));
+    }
     if !run.only.is_empty() {
         let _ = writeln!(s, "- queries: only {} (not the whole suite)", run.only.join(", "));
     }
@@ -266,6 +280,14 @@ pub fn markdown(
          every answer is checked against DuckDB's",
         run.runs, run.duckdb, run.runs
     );
+    if run.rounds > 1 {
+        let _ = writeln!(
+            s,
+            "- {} passes over the queries (each query on every lake in turn per pass): best = the best of every pass, \
+             first = the first pass's first run",
+            run.rounds
+        );
+    }
     let _ = writeln!(s, "\n## Ingest ({} rows per commit)\n", run.commit_rows);
     let _ = writeln!(
         s,
@@ -361,7 +383,45 @@ pub fn markdown(
         );
     }
     phase_ratios(&mut s, queries);
+    maintain_ratios(&mut s, queries);
     s
+}
+
+/// With `--maintain`: each query's best time after maintenance over its best before, and how many
+/// are slower after.
+fn maintain_ratios(s: &mut String, queries: &[QueryRecord]) {
+    let best = |phase: &str, name: &str| {
+        queries
+            .iter()
+            .find(|q| q.phase == phase && q.name == name && q.ok())
+            .and_then(|q| q.varve.as_ref())
+            .map(|p| p.best_ms)
+    };
+    let pairs: Vec<(&str, f64, f64)> = queries
+        .iter()
+        .filter(|q| q.phase == "before")
+        .filter_map(|q| Some((q.name.as_str(), best("before", &q.name)?, best("after", &q.name)?)))
+        .collect();
+    if pairs.is_empty() {
+        return;
+    }
+    let _ = writeln!(s, "\n## After maintenance against before\n");
+    let _ = writeln!(
+        s,
+        "Best warm time after over best before (above 1: slower after maintenance).\n"
+    );
+    let _ = writeln!(s, "| query | before best ms | after best ms | after / before |");
+    let _ = writeln!(s, "|---|---:|---:|---:|");
+    for (name, b, a) in &pairs {
+        let _ = writeln!(s, "| {name} | {} | {} | {:.3} |", ms(*b), ms(*a), a / b);
+    }
+    let slower = pairs.iter().filter(|(_, b, a)| a > b).count();
+    let g = geomean(pairs.iter().map(|(_, b, a)| a / b));
+    let _ = writeln!(
+        s,
+        "| **geomean** | | | {g:.3} |\n\n{slower} of {} queries slower after maintenance.",
+        pairs.len()
+    );
 }
 
 /// With a one-commit baseline: each query's best time in the loaded (and, with `--maintain`,
