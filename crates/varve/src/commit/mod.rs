@@ -54,6 +54,9 @@ use crate::format::schema;
 use crate::storage::Storage;
 
 pub use append::{AppendOptions, AppendReport, InlineMaintenance};
+
+/// A data file's footer with its page indexes: path, size in bytes, decoded metadata.
+pub(crate) type Footer = (Path, u64, Arc<parquet::file::metadata::ParquetMetaData>);
 pub use checkpoint::{SourceCheckpoint, SourcePosition};
 
 /// Snapshot summary key holding an append's batch id.
@@ -126,6 +129,10 @@ pub(crate) struct Transaction {
     /// Data files encoded but not uploaded yet (their paths are in `uploaded` and their entries
     /// in `added`): the first commit attempt uploads them at once with its manifests.
     pub(crate) pending: Vec<(Path, Bytes)>,
+    /// Footers of data files this change wrote and did not keep yet (a merge's outputs): kept in
+    /// the cache when the change commits, so that this process's queries and the head object
+    /// have them.
+    pub(crate) footers: Vec<Footer>,
     /// Recomputes the change against each attempt's newest metadata.
     pub(crate) rebase: Option<Arc<dyn Rebase>>,
     /// What the change does to the rows, for the last-value index (`index::last_value`); when
@@ -150,6 +157,7 @@ impl Transaction {
             checkpoint: None,
             uploaded: vec![],
             pending: vec![],
+            footers: vec![],
             rebase: None,
             last_value: Default::default(),
         }
@@ -326,6 +334,9 @@ async fn commit_inner(
         };
         if let Some((version, snapshot_id)) = committed {
             txn.uploaded.clear();
+            for (path, size, footer) in txn.footers.drain(..) {
+                cache.keep_footer(&path, size, footer);
+            }
             // The post-commit hooks, at once: the version hint, and the head object (unless the
             // commit was only found after a lost-looking put: its head is left to the next commit).
             let head = async {

@@ -178,6 +178,7 @@ async fn attempt(
             continue;
         }
         txn.uploaded.extend(merged.uploaded);
+        txn.footers.extend(merged.footers);
         report.rows_deleted += rows_in - merged.rows;
         txn.removed.extend(inputs);
         txn.added.extend(merged.files);

@@ -441,6 +441,7 @@ async fn compact_groups(
         txn.removed = g.files.clone();
         txn.added = merged.files;
         txn.uploaded = merged.uploaded;
+        txn.footers = merged.footers;
         txn.note = Some(format!(
             "compaction: {} files into {written} in partition {label}",
             g.files.len()

@@ -252,6 +252,19 @@ pub(crate) fn read_footer(file: &Bytes) -> Option<std::sync::Arc<parquet::file::
         .map(std::sync::Arc::new)
 }
 
+/// The footer (with page indexes) of a file of `file_size` bytes from `tail`, its last bytes as
+/// written by [`crate::write::parquet`]'s `finish` (the page indexes and the footer). `None` when
+/// the tail does not hold them all.
+pub(crate) fn read_footer_from_tail(
+    tail: &Bytes,
+    file_size: u64,
+) -> Option<std::sync::Arc<parquet::file::metadata::ParquetMetaData>> {
+    let mut reader = parquet::file::metadata::ParquetMetaDataReader::new()
+        .with_page_index_policy(parquet::file::metadata::PageIndexPolicy::Required);
+    reader.try_parse_sized(tail, file_size).ok()?;
+    reader.finish().ok().map(std::sync::Arc::new)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -105,6 +105,7 @@ struct ColumnFile {
     sink: ParquetObjectWriter,
     metrics: FileMetrics,
     uploaded: u64,
+    path: object_store::path::Path,
     location: String,
 }
 
@@ -241,6 +242,7 @@ impl<'j, 'a> ColumnOutput<'j, 'a> {
             metrics: FileMetrics::new(job.schema.clone()),
             uploaded: 0,
             location: job.storage.location(&path),
+            path,
         });
         Ok(())
     }
@@ -422,6 +424,9 @@ impl<'j, 'a> ColumnOutput<'j, 'a> {
         };
         let (rest, meta) = f.writer.finish()?;
         f.uploaded += rest.len() as u64;
+        if let Some(footer) = crate::write::encode::read_footer_from_tail(&rest, f.uploaded) {
+            self.merged.footers.push((f.path.clone(), f.uploaded, footer));
+        }
         f.sink.write(rest).await?;
         f.sink.complete().await?;
         let job = self.job;

@@ -298,6 +298,9 @@ impl OutputFile {
         let ratio = self.ratio;
         let (rest, meta) = self.writer.finish()?;
         self.uploaded += rest.len() as u64;
+        if let Some(footer) = crate::write::encode::read_footer_from_tail(&rest, self.uploaded) {
+            out.footers.push((self.path.clone(), self.uploaded, footer));
+        }
         self.sink.write(rest).await?;
         self.sink.complete().await?;
         let size = self.uploaded;

@@ -242,6 +242,16 @@ async fn a_hint_left_behind_is_repaired_by_the_next_writer() {
 /// query of one series' hour in a file of several MiB reads the head, then only data.
 #[tokio::test(flavor = "multi_thread")]
 async fn a_fresh_selective_query_on_a_large_file_reads_no_footer() {
+    fresh_selective_query_on_a_large_file(false).await;
+}
+
+/// The same when the file is a compaction's output (two appends, then `maintain`).
+#[tokio::test(flavor = "multi_thread")]
+async fn a_fresh_selective_query_on_a_compacted_file_reads_no_footer() {
+    fresh_selective_query_on_a_large_file(true).await;
+}
+
+async fn fresh_selective_query_on_a_large_file(compacted: bool) {
     const DAY0: i64 = 1_699_920_000_000_000; // 2023-11-14T00:00:00Z
     let backend = Backend::s3();
     let writer = backend.open();
@@ -269,7 +279,17 @@ async fn a_fresh_selective_query_on_a_large_file_reads_no_footer() {
     let big = RecordBatch::try_new(schema.clone(), columns).unwrap();
     let contract = TableContract::time_series("ts").with_series_key(["host"]);
     writer.create_table("iot.readings", &schema, &contract).await.unwrap();
-    append(&writer, big).await;
+    if compacted {
+        let half = big.num_rows() / 2;
+        append(&writer, big.slice(half, half)).await;
+        append(&writer, big.slice(0, half)).await;
+        writer
+            .maintain("iot.readings", &varve::MaintainOptions::default())
+            .await
+            .unwrap();
+    } else {
+        append(&writer, big).await;
+    }
     let info = writer.info("iot.readings").await.unwrap();
     assert_eq!(info.live_files, 1);
     assert!(info.bytes > 3 << 20, "{info:?}");
