@@ -15,6 +15,15 @@
 //! selects whole series (and the index holds each series' newest row), any other filter (a time
 //! range, a value) could pick an older row, so the plan is left alone. The index's rows pass the
 //! table's retention filter as data files do. `EXPLAIN` shows when the index answered.
+//!
+//! A third shape is only narrowed, not answered from the index: `ORDER BY <time> DESC [, <series
+//! key columns>] LIMIT k` over the table (filters on series-key columns only). The k newest rows
+//! come from the series of the index's k first rows in that order, at or after the k-th one's
+//! time: a row of any other series is older than, or tied in every sort key with, its series'
+//! newest row, which the k index rows all precede. The scan is told so ([`NewestK`]) and prunes
+//! files, row groups and pages by that bound; the sort above still picks the rows. After
+//! compaction, when every file holds every series sorted by (series key, time), this reads k
+//! series' last pages instead of every series' last page.
 
 use std::any::Any;
 use std::collections::BTreeSet;
@@ -55,6 +64,10 @@ impl OptimizerRule for NewestFromIndex {
                 }
             }
             LogicalPlan::Aggregate(a) => match newest_aggregate(a)? {
+                Some(plan) => Ok(Transformed::yes(plan)),
+                None => Ok(Transformed::no(node)),
+            },
+            LogicalPlan::Sort(s) => match newest_k(s)? {
                 Some(plan) => Ok(Transformed::yes(plan)),
                 None => Ok(Transformed::no(node)),
             },
@@ -212,6 +225,130 @@ fn is_newest_aggregate(e: &Expr, time: &str) -> bool {
         "last_value" => by_time(true),
         "first_value" => by_time(false),
         _ => false,
+    }
+}
+
+/// The most rows a top-k is narrowed for (the bound names each of their series).
+const MAX_NEWEST_K: usize = 10_000;
+
+/// What a scan under `ORDER BY <time> DESC [, <series key columns>] LIMIT k` is told (module
+/// docs): `k`, and the sort keys after the time, as (table column, ascending, nulls first).
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct NewestK {
+    pub(crate) k: usize,
+    pub(crate) then_by: Vec<(String, bool, bool)>,
+}
+
+/// `Sort` with a fetch of at most [`MAX_NEWEST_K`] rows, by the time descending then series-key
+/// columns, over a Varve table with an index: the same plan, its scan marked with [`NewestK`].
+fn newest_k(s: &datafusion::logical_expr::Sort) -> Result<Option<LogicalPlan>> {
+    let Some(k) = s.fetch.filter(|k| (1..=MAX_NEWEST_K).contains(k)) else {
+        return Ok(None);
+    };
+    let mut order = Vec::with_capacity(s.expr.len());
+    for e in &s.expr {
+        match column_name(&e.expr) {
+            Some(c) => order.push((c.to_string(), e.asc, e.nulls_first)),
+            None => return Ok(None),
+        }
+    }
+    match mark_newest_k(&s.input, order, k)? {
+        Some(input) => Ok(Some(LogicalPlan::Sort(datafusion::logical_expr::Sort {
+            expr: s.expr.clone(),
+            input: Arc::new(input),
+            fetch: s.fetch,
+        }))),
+        None => Ok(None),
+    }
+}
+
+/// `plan` with its scan marked for a top-k by `order` (columns of `plan`'s output), looking
+/// through projections that pass the columns on (maybe renamed) and filters on series-key
+/// columns.
+fn mark_newest_k(plan: &LogicalPlan, order: Vec<(String, bool, bool)>, k: usize) -> Result<Option<LogicalPlan>> {
+    match plan {
+        LogicalPlan::Projection(p) => {
+            let mut inner = Vec::with_capacity(order.len());
+            for (name, asc, nulls_first) in order {
+                let Some(i) = p.schema.fields().iter().position(|f| f.name() == &name) else {
+                    return Ok(None);
+                };
+                match p.expr[i].clone().unalias() {
+                    Expr::Column(c) => inner.push((c.name, asc, nulls_first)),
+                    _ => return Ok(None),
+                }
+            }
+            match mark_newest_k(&p.input, inner, k)? {
+                Some(input) => Ok(Some(LogicalPlan::Projection(Projection::try_new(
+                    p.expr.clone(),
+                    Arc::new(input),
+                )?))),
+                None => Ok(None),
+            }
+        }
+        LogicalPlan::SubqueryAlias(_) => match mark_newest_k(plan.inputs()[0], order, k)? {
+            Some(input) => Ok(Some(plan.with_new_exprs(plan.expressions(), vec![input])?)),
+            None => Ok(None),
+        },
+        LogicalPlan::Filter(_) | LogicalPlan::TableScan(_) => {
+            let Some(scan) = scan_of(plan) else {
+                return Ok(None);
+            };
+            let Ok(provider) = source_as_provider(&scan.source) else {
+                return Ok(None);
+            };
+            let Some(table) = (provider.as_ref() as &dyn Any).downcast_ref::<VarveTable>() else {
+                return Ok(None);
+            };
+            if table.newest_k.is_some() || table.min_sequence.is_some() {
+                return Ok(None);
+            }
+            let Ok(contract) = table.table.contract() else {
+                return Ok(None);
+            };
+            let Some(time) = contract.time_column.as_deref() else {
+                return Ok(None);
+            };
+            let Some(((first, asc, _), rest)) = order.split_first() else {
+                return Ok(None);
+            };
+            let then_by_keys = rest.iter().all(|(c, _, _)| contract.series_key.contains(c));
+            if first != time || *asc || !then_by_keys || contract.series_key.is_empty() {
+                return Ok(None);
+            }
+            // The same checks as an index read: a required time, filters on whole series only.
+            if index_input(plan, |_| Some(true))?.is_none() {
+                return Ok(None);
+            }
+            let mut marked = table.clone();
+            marked.newest_k = Some(NewestK {
+                k,
+                then_by: rest.to_vec(),
+            });
+            let new_scan = LogicalPlan::TableScan(TableScan {
+                source: provider_as_source(Arc::new(marked)),
+                ..scan.clone()
+            });
+            Ok(Some(match plan {
+                LogicalPlan::Filter(f) => {
+                    LogicalPlan::Filter(Filter::try_new(f.predicate.clone(), Arc::new(new_scan))?)
+                }
+                _ => new_scan,
+            }))
+        }
+        _ => Ok(None),
+    }
+}
+
+/// The scan of `plan`: itself, or under one filter.
+fn scan_of(plan: &LogicalPlan) -> Option<&TableScan> {
+    match plan {
+        LogicalPlan::TableScan(s) => Some(s),
+        LogicalPlan::Filter(f) => match f.input.as_ref() {
+            LogicalPlan::TableScan(s) => Some(s),
+            _ => None,
+        },
+        _ => None,
     }
 }
 

@@ -749,8 +749,14 @@ impl Prepared {
                                 n.table
                             );
                         }
+                        let newest = match n.newest_k {
+                            Some(k) => format!(
+                                "; only the {k} series the last-value index puts first, from the k-th one's time"
+                            ),
+                            None => String::new(),
+                        };
                         format!(
-                            "{}{snapshot}: {} of {} data files read, {} pruned by partition and column bounds",
+                            "{}{snapshot}: {} of {} data files read, {} pruned by partition and column bounds{newest}",
                             n.table,
                             n.files_read,
                             n.files_total,
