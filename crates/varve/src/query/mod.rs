@@ -20,6 +20,7 @@ pub(crate) mod functions;
 pub(crate) mod gapfill;
 pub(crate) mod names;
 pub(crate) mod newest;
+pub(crate) mod newest_scan;
 pub(crate) mod provider;
 pub(crate) mod references;
 pub(crate) mod session;

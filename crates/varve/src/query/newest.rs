@@ -11,10 +11,15 @@
 //!   `max(<time>)`, `last_value(x ORDER BY <time>)` or `first_value(x ORDER BY <time> DESC)`: the
 //!   aggregate reads the index's rows (one per series: the row each of those picks).
 //!
-//! Both hold only when no filter below them needs the raw rows: a filter on the series key
-//! selects whole series (and the index holds each series' newest row), any other filter (a time
-//! range, a value) could pick an older row, so the plan is left alone. The index's rows pass the
-//! table's retention filter as data files do. `EXPLAIN` shows when the index answered.
+//! Both are answered from the index alone when every filter below them names series-key columns
+//! only: such a filter selects whole series, and the index holds each series' newest row. Another
+//! filter (a time range, a value) may pick an older row: the plan is then kept, and its scan
+//! told so (`VarveTable::newest_filtered`). For each series whose newest row passes the filters,
+//! that row is the newest one they keep, and the scan takes it from the index; only the other
+//! series' rows are read from the data files (`query::newest_scan::split_by_index`). When every
+//! truck of a fleet has its newest row in the fleet, "the newest row of each truck of the fleet"
+//! reads no data file at all after compaction. The index's rows pass the table's retention filter
+//! as data files do. `EXPLAIN` shows when the index answered.
 //!
 //! A third shape is only narrowed, not answered from the index: `ORDER BY <time> DESC [, <series
 //! key columns>] LIMIT k` over the table (filters on series-key columns only). The k newest rows
@@ -152,7 +157,7 @@ fn first_rows(plan: &LogicalPlan, column: &str) -> Result<Option<LogicalPlan>> {
             if udf.name() != "row_number" || !params.args.is_empty() || params.filter.is_some() || params.distinct {
                 return Ok(None);
             }
-            let Some(input) = index_input(&w.input, |table| {
+            let fits = |table: &VarveTable| {
                 let contract = table.table.contract().ok()?;
                 let time = contract.time_column.as_deref()?;
                 let newest_first = match params.order_by.as_slice() {
@@ -162,9 +167,17 @@ fn first_rows(plan: &LogicalPlan, column: &str) -> Result<Option<LogicalPlan>> {
                 let partition: Option<BTreeSet<&str>> = params.partition_by.iter().map(column_name).collect();
                 let keys: BTreeSet<&str> = contract.series_key.iter().map(String::as_str).collect();
                 Some(newest_first && partition == Some(keys))
-            })?
-            else {
-                return Ok(None);
+            };
+            let Some(input) = index_input(&w.input, fits)? else {
+                // Other filters: the same window, over the index's rows that pass them and the
+                // data files' rows of the other series.
+                return match filtered_input(&w.input, fits)? {
+                    Some(input) => Ok(Some(LogicalPlan::Window(datafusion::logical_expr::Window::try_new(
+                        w.window_expr.clone(),
+                        Arc::new(input),
+                    )?))),
+                    None => Ok(None),
+                };
             };
             // The index's rows, each the first of its series: `rn` is 1.
             let mut exprs: Vec<Expr> = input.schema().columns().into_iter().map(Expr::Column).collect();
@@ -187,16 +200,20 @@ fn newest_aggregate(a: &Aggregate) -> Result<Option<LogicalPlan>> {
     if a.aggr_expr.is_empty() {
         return Ok(None);
     }
-    let Some(input) = index_input(&a.input, |table| {
+    let fits = |table: &VarveTable| {
         let contract = table.table.contract().ok()?;
         let time = contract.time_column.as_deref()?;
         let groups: Option<BTreeSet<&str>> = a.group_expr.iter().map(column_name).collect();
         let keys: BTreeSet<&str> = contract.series_key.iter().map(String::as_str).collect();
         let newest = a.aggr_expr.iter().all(|e| is_newest_aggregate(e, time));
         Some(newest && groups == Some(keys))
-    })?
-    else {
-        return Ok(None);
+    };
+    let input = match index_input(&a.input, fits)? {
+        Some(input) => input,
+        None => match filtered_input(&a.input, fits)? {
+            Some(input) => input,
+            None => return Ok(None),
+        },
     };
     let aggregate = Aggregate::try_new(Arc::new(input), a.group_expr.clone(), a.aggr_expr.clone())?;
     if aggregate.schema.as_ref() != a.schema.as_ref() {
@@ -300,7 +317,7 @@ fn mark_newest_k(plan: &LogicalPlan, order: Vec<(String, bool, bool)>, k: usize)
             let Some(table) = (provider.as_ref() as &dyn Any).downcast_ref::<VarveTable>() else {
                 return Ok(None);
             };
-            if table.newest_k.is_some() || table.min_sequence.is_some() {
+            if table.newest_k.is_some() || table.newest_filtered || table.min_sequence.is_some() {
                 return Ok(None);
             }
             let Ok(contract) = table.table.contract() else {
@@ -338,6 +355,86 @@ fn mark_newest_k(plan: &LogicalPlan, order: Vec<(String, bool, bool)>, k: usize)
         }
         _ => Ok(None),
     }
+}
+
+/// `plan` (a scan of a Varve table with an index, maybe under a filter) marked
+/// [`VarveTable::newest_filtered`], when `fits` says the shape above holds and some filter names
+/// other columns than the series key (else [`index_input`] applies). Every filter must be
+/// deterministic and pushed into the scan, so that the scan sees all of them.
+fn filtered_input(plan: &LogicalPlan, fits: impl Fn(&VarveTable) -> Option<bool>) -> Result<Option<LogicalPlan>> {
+    // The columns the filter read are dropped above it.
+    if let LogicalPlan::Projection(p) = plan {
+        if !p.expr.iter().all(|e| matches!(e, Expr::Column(_))) {
+            return Ok(None);
+        }
+        return match filtered_input(&p.input, fits)? {
+            Some(input) => Ok(Some(LogicalPlan::Projection(Projection::try_new(
+                p.expr.clone(),
+                Arc::new(input),
+            )?))),
+            None => Ok(None),
+        };
+    }
+    let Some(scan) = scan_of(plan) else {
+        return Ok(None);
+    };
+    if scan.fetch.is_some() || scan.filters.is_empty() {
+        return Ok(None);
+    }
+    let Ok(provider) = source_as_provider(&scan.source) else {
+        return Ok(None);
+    };
+    let Some(table) = (provider.as_ref() as &dyn Any).downcast_ref::<VarveTable>() else {
+        return Ok(None);
+    };
+    let marked_already = table.last_values.is_some() || table.newest_k.is_some() || table.newest_filtered;
+    if marked_already || table.min_sequence.is_some() || fits(table) != Some(true) {
+        return Ok(None);
+    }
+    let Ok(contract) = table.table.contract() else {
+        return Ok(None);
+    };
+    let time_required = contract
+        .time_column
+        .as_deref()
+        .and_then(|t| table.table.metadata.current_schema().field_by_name(t))
+        .is_some_and(|f| f.required);
+    let snapshot = table.snapshot_id.and_then(|id| table.table.metadata.snapshot_by_id(id));
+    let indexed = snapshot.is_some_and(|s| crate::index::last_value::IndexRef::of(s).is_some());
+    if !time_required || !indexed || contract.series_key.is_empty() {
+        return Ok(None);
+    }
+    if scan.filters.iter().any(|e| e.is_volatile()) {
+        return Ok(None);
+    }
+    if let LogicalPlan::Filter(f) = plan {
+        let pushed = datafusion::logical_expr::utils::split_conjunction(&f.predicate)
+            .into_iter()
+            .all(|e| scan.filters.contains(e));
+        if !pushed {
+            return Ok(None);
+        }
+    }
+    // The scan's rows of the other series are filtered by their key: it must read the key.
+    let keys_read = contract.series_key.iter().all(|k| {
+        let Ok(i) = scan.source.schema().index_of(k) else {
+            return false;
+        };
+        scan.projection.as_ref().is_none_or(|p| p.contains(&i))
+    });
+    if !keys_read {
+        return Ok(None);
+    }
+    let mut marked = table.clone();
+    marked.newest_filtered = true;
+    let new_scan = LogicalPlan::TableScan(TableScan {
+        source: provider_as_source(Arc::new(marked)),
+        ..scan.clone()
+    });
+    Ok(Some(match plan {
+        LogicalPlan::Filter(f) => LogicalPlan::Filter(Filter::try_new(f.predicate.clone(), Arc::new(new_scan))?),
+        _ => new_scan,
+    }))
 }
 
 /// The scan of `plan`: itself, or under one filter.

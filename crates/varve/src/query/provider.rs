@@ -22,6 +22,8 @@ use datafusion::logical_expr::utils::conjunction;
 use datafusion::logical_expr::{Expr, TableProviderFilterPushDown};
 use datafusion::physical_optimizer::pruning::PruningPredicate;
 use datafusion::physical_plan::empty::EmptyExec;
+use datafusion::physical_plan::filter::FilterExec;
+use datafusion::physical_plan::union::UnionExec;
 use datafusion::physical_plan::ExecutionPlan;
 
 use crate::catalog::{self as lake_catalog, LoadedTable, MetadataCache};
@@ -53,6 +55,8 @@ pub(crate) struct ScanNote {
     pub(crate) last_values: bool,
     /// Under a top-k by time, the scan read only the series the last-value index named (k).
     pub(crate) newest_k: Option<usize>,
+    /// Under a newest row per series with filters: the series answered from the index.
+    pub(crate) index_series: Option<usize>,
 }
 
 /// Shared by the providers of one session.
@@ -83,8 +87,12 @@ pub(crate) struct VarveTable {
     /// snapshot, for a rollup's watermark).
     pub(crate) min_sequence: Option<i64>,
     /// The scan feeds `ORDER BY <time> DESC ... LIMIT k` (`query::newest`): it prunes by the bound
-    /// the last-value index gives ([`VarveTable::newest_bound`]).
+    /// the last-value index gives (`query::newest_scan::top_k_bound`).
     pub(crate) newest_k: Option<crate::query::newest::NewestK>,
+    /// The scan feeds the newest row of each series among the rows its filters keep
+    /// (`query::newest`): it reads those series' rows from the index where it can
+    /// (`query::newest_scan::split_by_index`).
+    pub(crate) newest_filtered: bool,
 }
 
 impl VarveTable {
@@ -123,6 +131,7 @@ impl VarveTable {
             last_values: None,
             min_sequence: None,
             newest_k: None,
+            newest_filtered: false,
         })
     }
 
@@ -151,103 +160,6 @@ impl VarveTable {
 }
 
 impl VarveTable {
-    /// For a scan marked [`VarveTable::newest_k`]: `time >= T AND <series key> IN (S)`, where S
-    /// are the series of the first k rows of the snapshot's last-value index in the top-k's order
-    /// (after `filters`, which name series-key columns only, and the retention bound) and T the
-    /// k-th one's time. Every row of the top-k passes it (`query::newest`'s module docs); `None`
-    /// when the index has no more than k series (nothing to prune) or the snapshot has no index.
-    ///
-    /// Errors: a filter cannot be evaluated on the index's rows. (An index that cannot be read
-    /// gives `None`.)
-    async fn newest_bound(&self, state: &dyn Session, filters: &[Expr]) -> datafusion::common::Result<Option<Expr>> {
-        use arrow::compute::{lexsort_to_indices, SortColumn, SortOptions};
-        let Some(top) = &self.newest_k else {
-            return Ok(None);
-        };
-        let snapshot = self.snapshot_id.and_then(|id| self.table.metadata.snapshot_by_id(id));
-        let Some(ix) = snapshot.and_then(|s| IndexRef::of(s)) else {
-            return Ok(None);
-        };
-        let contract = self.table.contract()?;
-        let Some(time) = contract.time_column.clone() else {
-            return Ok(None);
-        };
-        // An index that cannot be read only costs the pruning: the scan reads every series.
-        let rows = match crate::index::last_value::read(&self.env.storage, &self.env.cache, &ix).await {
-            Ok(rows) => rows,
-            Err(e) => {
-                tracing::warn!(table = %self.table.ident, error = %e, "top-k scan without the last-value index");
-                return Ok(None);
-            }
-        };
-        let mut rows = crate::index::last_value::align_to(&rows, &self.schema)?;
-        if let Some(p) = conjunction(filters.to_vec()) {
-            let df_schema = DFSchema::try_from(self.schema.as_ref().clone())?;
-            let keep = state.create_physical_expr(p, &df_schema)?.evaluate(&rows)?;
-            let keep = keep.into_array(rows.num_rows())?;
-            rows = arrow::compute::filter_record_batch(&rows, datafusion::common::cast::as_boolean_array(&keep)?)?;
-        }
-        if rows.num_rows() <= top.k {
-            return Ok(None);
-        }
-        let column = |name: &str| {
-            rows.column_by_name(name)
-                .cloned()
-                .ok_or_else(|| Error::internal(format!("the last-value index has no column {name}")))
-        };
-        let mut order = vec![SortColumn {
-            values: column(&time)?,
-            options: Some(SortOptions::new(true, false)),
-        }];
-        for (c, asc, nulls_first) in &top.then_by {
-            order.push(SortColumn {
-                values: column(c)?,
-                options: Some(SortOptions::new(!asc, *nulls_first)),
-            });
-        }
-        let first = arrow::compute::take_record_batch(&rows, &lexsort_to_indices(&order, Some(top.k))?)?;
-        let col = |name: &str| Expr::Column(Column::new_unqualified(name));
-        let kth = ScalarValue::try_from_array(first.column_by_name(&time).expect("sorted"), top.k - 1)?;
-        let value =
-            |key: &str, r: usize| ScalarValue::try_from_array(first.column_by_name(key).expect("key column"), r);
-        let newer = col(&time).gt_eq(datafusion::prelude::lit(kth));
-        let series = match contract.series_key.as_slice() {
-            // One key column: an IN list (long ones prune too), plus IS NULL for a NULL key.
-            [key] => {
-                let values: Vec<ScalarValue> =
-                    (0..first.num_rows()).map(|r| value(key, r)).collect::<Result<_, _>>()?;
-                let (nulls, values): (Vec<ScalarValue>, Vec<ScalarValue>) =
-                    values.into_iter().partition(|v| v.is_null());
-                let listed = col(key).in_list(values.into_iter().map(datafusion::prelude::lit).collect(), false);
-                match nulls.is_empty() {
-                    true => listed,
-                    false => listed.or(col(key).is_null()),
-                }
-            }
-            // Several: one conjunction per series, for a few series only (the plan stays shallow).
-            keys if first.num_rows() <= 64 => {
-                let mut series: Vec<Expr> = Vec::with_capacity(first.num_rows());
-                for r in 0..first.num_rows() {
-                    let mut same = Vec::with_capacity(keys.len());
-                    for key in keys {
-                        let v = value(key, r)?;
-                        same.push(match v.is_null() {
-                            true => col(key).is_null(),
-                            false => col(key).eq(datafusion::prelude::lit(v)),
-                        });
-                    }
-                    series.extend(conjunction(same));
-                }
-                match series.into_iter().reduce(Expr::or) {
-                    Some(s) => s,
-                    None => return Ok(Some(newer)),
-                }
-            }
-            _ => return Ok(Some(newer)),
-        };
-        Ok(Some(newer.and(series)))
-    }
-
     /// `time >= now - retention` for a table with `varve.retention`.
     fn retention_filter(&self) -> datafusion::common::Result<Option<Expr>> {
         let props = self.table.metadata.properties();
@@ -267,29 +179,17 @@ impl VarveTable {
     }
 }
 
-#[async_trait]
-impl TableProvider for VarveTable {
-    fn schema(&self) -> SchemaRef {
-        self.schema.clone()
-    }
-
-    fn table_type(&self) -> TableType {
-        TableType::Base
-    }
-
-    fn supports_filters_pushdown(
-        &self,
-        filters: &[&Expr],
-    ) -> datafusion::common::Result<Vec<TableProviderFilterPushDown>> {
-        Ok(vec![TableProviderFilterPushDown::Inexact; filters.len()])
-    }
-
-    async fn scan(
+impl VarveTable {
+    /// The plan that reads the snapshot's data files (or its index, for [`VarveTable::last_values`]),
+    /// pruned by `filters` and by `extra` (a bound that only prunes: rows that fail it may still
+    /// come out), noting `index_series` (series answered from the index) for EXPLAIN.
+    async fn scan_files(
         &self,
         state: &dyn Session,
         projection: Option<&Vec<usize>>,
         filters: &[Expr],
         limit: Option<usize>,
+        split: Option<(Expr, usize)>,
     ) -> datafusion::common::Result<Arc<dyn ExecutionPlan>> {
         // Footers come from the lake's cache (`catalog::cache`) when a query read them before.
         let store_url = ObjectStoreUrl::parse(STORE_URL)?;
@@ -318,9 +218,15 @@ impl TableProvider for VarveTable {
         }
         // Under a top-k by time: only the rows that can be among its k (the sort above picks them).
         let mut newest_k = None;
-        if let Some(bound) = self.newest_bound(state, &filters).await? {
+        if let Some(bound) = crate::query::newest_scan::top_k_bound(self, state, &filters).await? {
             filters.push(bound);
             newest_k = self.newest_k.as_ref().map(|n| n.k);
+        }
+        // Under a newest row per series with filters: only the series the index did not answer.
+        let mut index_series = None;
+        if let Some((others, answered)) = split {
+            filters.push(others);
+            index_series = Some(answered);
         }
         // Pruning (files here; row groups and pages in the scan) by long `IN` lists too.
         // With filters applied row by row in the scan, the equalities would be evaluated on every
@@ -403,6 +309,7 @@ impl TableProvider for VarveTable {
                 files_read: kept.len(),
                 last_values: self.last_values.is_some(),
                 newest_k,
+                index_series,
             });
         }
         if kept.is_empty() {
@@ -444,6 +351,69 @@ impl TableProvider for VarveTable {
             .with_statistics(statistics)
             .build();
         Ok(DataSourceExec::from_data_source(config))
+    }
+
+    /// The scan of a [`VarveTable::newest_filtered`] table: the index rows `split` keeps, and the
+    /// data files' rows of every other series (filtered exactly by their key).
+    async fn scan_split(
+        &self,
+        state: &dyn Session,
+        projection: Option<&Vec<usize>>,
+        filters: &[Expr],
+        split: crate::query::newest_scan::Split,
+    ) -> datafusion::common::Result<Arc<dyn ExecutionPlan>> {
+        let answered = split.from_index.num_rows();
+        let files = self
+            .scan_files(state, projection, filters, None, Some((split.others.clone(), answered)))
+            .await?;
+        let projected = match projection {
+            Some(p) => Arc::new(self.schema.project(p)?),
+            None => self.schema.clone(),
+        };
+        let df_schema = DFSchema::try_from(projected.as_ref().clone())?;
+        let others = state.create_physical_expr(split.others, &df_schema)?;
+        let others: Arc<dyn ExecutionPlan> = Arc::new(FilterExec::try_new(others, files)?);
+        let from_index = datafusion::datasource::memory::MemorySourceConfig::try_new_exec(
+            &[vec![split.from_index]],
+            self.schema.clone(),
+            projection.cloned(),
+        )?;
+        UnionExec::try_new(vec![from_index, others])
+    }
+}
+
+#[async_trait]
+impl TableProvider for VarveTable {
+    fn schema(&self) -> SchemaRef {
+        self.schema.clone()
+    }
+
+    fn table_type(&self) -> TableType {
+        TableType::Base
+    }
+
+    fn supports_filters_pushdown(
+        &self,
+        filters: &[&Expr],
+    ) -> datafusion::common::Result<Vec<TableProviderFilterPushDown>> {
+        Ok(vec![TableProviderFilterPushDown::Inexact; filters.len()])
+    }
+
+    async fn scan(
+        &self,
+        state: &dyn Session,
+        projection: Option<&Vec<usize>>,
+        filters: &[Expr],
+        limit: Option<usize>,
+    ) -> datafusion::common::Result<Arc<dyn ExecutionPlan>> {
+        if self.newest_filtered {
+            let mut all = filters.to_vec();
+            all.extend(self.retention_filter()?);
+            if let Some(split) = crate::query::newest_scan::split_by_index(self, state, &all).await? {
+                return self.scan_split(state, projection, filters, split).await;
+            }
+        }
+        self.scan_files(state, projection, filters, limit, None).await
     }
 
     /// `DELETE FROM t [WHERE ...]`: runs `maintain::delete` when executed; answers one row with

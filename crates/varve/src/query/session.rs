@@ -749,11 +749,15 @@ impl Prepared {
                                 n.table
                             );
                         }
-                        let newest = match n.newest_k {
-                            Some(k) => format!(
+                        let newest = match (n.newest_k, n.index_series) {
+                            (Some(k), _) => format!(
                                 "; only the {k} series the last-value index puts first, from the k-th one's time"
                             ),
-                            None => String::new(),
+                            (None, Some(s)) => format!(
+                                "; the newest rows of {s} series taken from the last-value index (they pass \
+                                 the filters), data files read for the other series"
+                            ),
+                            _ => String::new(),
                         };
                         format!(
                             "{}{snapshot}: {} of {} data files read, {} pruned by partition and column bounds{newest}",

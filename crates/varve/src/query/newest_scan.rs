@@ -1,0 +1,186 @@
+//! What a scan under a newest-row plan (`query::newest`) reads, from the snapshot's last-value
+//! index (`index::last_value`):
+//!
+//! - under `ORDER BY <time> DESC [, <series key columns>] LIMIT k` ([`top_k_bound`]): a bound
+//!   that every row of the top k passes, to prune files, row groups and pages by;
+//! - under the newest row of each series among the rows a filter keeps ([`split_by_index`]):
+//!   for the series whose newest row passes the filter, that row from the index; the other
+//!   series' rows from the data files.
+//!
+//! Both need the snapshot's index; without one (or when it cannot be read) the scan reads the
+//! data files as usual.
+
+use arrow::array::RecordBatch;
+use arrow::compute::{lexsort_to_indices, SortColumn, SortOptions};
+use datafusion::catalog::Session;
+use datafusion::common::{Column, DFSchema, Result, ScalarValue};
+use datafusion::logical_expr::utils::conjunction;
+use datafusion::logical_expr::Expr;
+use datafusion::prelude::lit;
+
+use crate::error::Error;
+use crate::format::TableContract;
+use crate::index::last_value::{self, IndexRef};
+use crate::query::provider::VarveTable;
+
+/// Most series an expression over several key columns names (the plan stays shallow).
+const MAX_MULTI_KEY_SERIES: usize = 64;
+
+fn col(name: &str) -> Expr {
+    Expr::Column(Column::new_unqualified(name))
+}
+
+/// The snapshot's index rows in the table's schema that pass `filters` (all of them when there
+/// is none); `None` without a readable index.
+///
+/// Errors: a filter cannot be evaluated on the index's rows.
+async fn index_rows(table: &VarveTable, state: &dyn Session, filters: &[Expr]) -> Result<Option<RecordBatch>> {
+    let snapshot = table.snapshot_id.and_then(|id| table.table.metadata.snapshot_by_id(id));
+    let Some(ix) = snapshot.and_then(|s| IndexRef::of(s)) else {
+        return Ok(None);
+    };
+    // An index that cannot be read only costs the shortcut: the scan reads the data files.
+    let rows = match last_value::read(&table.env.storage, &table.env.cache, &ix).await {
+        Ok(rows) => rows,
+        Err(e) => {
+            tracing::warn!(table = %table.table.ident, error = %e, "scan without the last-value index");
+            return Ok(None);
+        }
+    };
+    let mut rows = last_value::align_to(&rows, &table.schema)?;
+    if let Some(p) = conjunction(filters.to_vec()) {
+        let df_schema = DFSchema::try_from(table.schema.as_ref().clone())?;
+        let keep = state.create_physical_expr(p, &df_schema)?.evaluate(&rows)?;
+        let keep = keep.into_array(rows.num_rows())?;
+        rows = arrow::compute::filter_record_batch(&rows, datafusion::common::cast::as_boolean_array(&keep)?)?;
+    }
+    Ok(Some(rows))
+}
+
+/// `<series key> IN (the series of rows)`, NULL keys matched by `IS NULL`; `None` for several key
+/// columns and more than [`MAX_MULTI_KEY_SERIES`] series, or no key column.
+fn series_of(rows: &RecordBatch, contract: &TableContract) -> Result<Option<Expr>> {
+    let value = |key: &str, r: usize| match rows.column_by_name(key) {
+        Some(c) => ScalarValue::try_from_array(c, r),
+        None => Err(Error::internal(format!("the last-value index has no column {key}")).into()),
+    };
+    match contract.series_key.as_slice() {
+        [] => Ok(None),
+        // One key column: an IN list (long ones prune too), plus IS NULL for a NULL key.
+        [key] => {
+            let values: Vec<ScalarValue> = (0..rows.num_rows()).map(|r| value(key, r)).collect::<Result<_>>()?;
+            let (nulls, values): (Vec<ScalarValue>, Vec<ScalarValue>) = values.into_iter().partition(|v| v.is_null());
+            let listed = col(key).in_list(values.into_iter().map(lit).collect(), false);
+            Ok(Some(match nulls.is_empty() {
+                true => listed,
+                false => listed.or(col(key).is_null()),
+            }))
+        }
+        keys if rows.num_rows() <= MAX_MULTI_KEY_SERIES => {
+            let mut series: Vec<Expr> = Vec::with_capacity(rows.num_rows());
+            for r in 0..rows.num_rows() {
+                let mut same = Vec::with_capacity(keys.len());
+                for key in keys {
+                    let v = value(key, r)?;
+                    same.push(match v.is_null() {
+                        true => col(key).is_null(),
+                        false => col(key).eq(lit(v)),
+                    });
+                }
+                series.extend(conjunction(same));
+            }
+            Ok(Some(series.into_iter().reduce(Expr::or).unwrap_or(lit(false))))
+        }
+        _ => Ok(None),
+    }
+}
+
+/// For a scan marked [`VarveTable::newest_k`]: `time >= T AND <series key> IN (S)`, where S are
+/// the series of the first k rows of the snapshot's last-value index in the top-k's order (after
+/// `filters`, which name series-key columns only, and the retention bound) and T the k-th one's
+/// time. Every row of the top k passes it (`query::newest`'s module docs). `None` when the index
+/// has no more than k series (nothing to prune) or the snapshot has no readable index.
+///
+/// Errors: a filter cannot be evaluated on the index's rows.
+pub(crate) async fn top_k_bound(table: &VarveTable, state: &dyn Session, filters: &[Expr]) -> Result<Option<Expr>> {
+    let Some(top) = &table.newest_k else {
+        return Ok(None);
+    };
+    let contract = table.table.contract()?;
+    let Some(time) = contract.time_column.clone() else {
+        return Ok(None);
+    };
+    let Some(rows) = index_rows(table, state, filters).await? else {
+        return Ok(None);
+    };
+    if rows.num_rows() <= top.k {
+        return Ok(None);
+    }
+    let column = |name: &str| {
+        rows.column_by_name(name)
+            .cloned()
+            .ok_or_else(|| Error::internal(format!("the last-value index has no column {name}")))
+    };
+    let mut order = vec![SortColumn {
+        values: column(&time)?,
+        options: Some(SortOptions::new(true, false)),
+    }];
+    for (c, asc, nulls_first) in &top.then_by {
+        order.push(SortColumn {
+            values: column(c)?,
+            options: Some(SortOptions::new(!asc, *nulls_first)),
+        });
+    }
+    let first = arrow::compute::take_record_batch(&rows, &lexsort_to_indices(&order, Some(top.k))?)?;
+    let kth = ScalarValue::try_from_array(first.column_by_name(&time).expect("sorted"), top.k - 1)?;
+    let newer = col(&time).gt_eq(lit(kth));
+    Ok(Some(match series_of(&first, &contract)? {
+        Some(series) => newer.and(series),
+        None => newer,
+    }))
+}
+
+/// How a scan marked [`VarveTable::newest_filtered`] reads, from [`split_by_index`].
+pub(crate) struct Split {
+    /// The index rows that pass the filters: each its series' newest row among those it keeps.
+    pub(crate) from_index: RecordBatch,
+    /// The rows of every other series: `NOT <series key> IN (those series)`, to apply exactly to
+    /// the data files' rows.
+    pub(crate) others: Expr,
+}
+
+/// For a scan under the newest row of each series among the rows `filters` keep (any
+/// deterministic filters, and the retention bound): the series whose newest row passes them are
+/// answered by that row (it is the newest of those the filters keep); only the other series need
+/// the data files. `None` without a readable index, or for several key columns and many series.
+///
+/// Errors: a filter cannot be evaluated on the index's rows.
+pub(crate) async fn split_by_index(table: &VarveTable, state: &dyn Session, filters: &[Expr]) -> Result<Option<Split>> {
+    let contract = table.table.contract()?;
+    let Some(rows) = index_rows(table, state, filters).await? else {
+        return Ok(None);
+    };
+    if rows.num_rows() == 0 {
+        return Ok(Some(Split {
+            from_index: rows,
+            others: lit(true),
+        }));
+    }
+    let Some(answered) = series_of(&rows, &contract)? else {
+        return Ok(None);
+    };
+    // `NOT (k IN (...) OR k IS NULL)` is NULL, not true, for a NULL key outside the list's
+    // series: keep those rows explicitly.
+    let others = match contract.series_key.as_slice() {
+        [key] if !has_null_key(&rows, key) => (!answered).or(col(key).is_null()),
+        _ => answered.is_not_true(),
+    };
+    Ok(Some(Split {
+        from_index: rows,
+        others,
+    }))
+}
+
+fn has_null_key(rows: &RecordBatch, key: &str) -> bool {
+    rows.column_by_name(key).is_some_and(|c| c.null_count() > 0)
+}
