@@ -191,15 +191,6 @@ async fn load_first(
     Ok(t)
 }
 
-/// Reads the table's metadata for a reader: the version this process saw (loaded, checked or
-/// committed) within the version-check interval is used without asking the store (then, with
-/// its metadata cached, nothing is read); past it, the version is checked from the one seen, in
-/// one round trip ([`find_current_version`]). The interval is the table's
-/// `varve.version-check-interval` property, else the lake's `version-check-interval` option.
-/// Writers use [`load`]: a commit must build on the newest version, and a writer that finds the
-/// version hint stale repairs it.
-///
-/// Errors: as [`load`].
 /// The table as this process last saw it, without a request when its metadata is cached, marked
 /// [`LoadedTable::unchecked`]; [`load`] when the process has not seen the table. For writers: the
 /// commit checks the version at once with its uploads (`commit`), so an append waits on two round
@@ -242,6 +233,15 @@ pub(crate) async fn load_found(
     Ok(t)
 }
 
+/// Reads the table's metadata for a reader: the version this process saw (loaded, checked or
+/// committed) within the version-check interval is used without asking the store (then, with
+/// its metadata cached, nothing is read); past it, the version is checked from the one seen, in
+/// one round trip ([`find_current_version`]). The interval is the table's
+/// `varve.version-check-interval` property, else the lake's `version-check-interval` option.
+/// Writers use [`load`]: a commit must build on the newest version, and a writer that finds the
+/// version hint stale repairs it.
+///
+/// Errors: as [`load`].
 pub(crate) async fn load_recent(storage: &Storage, cache: &MetadataCache, ident: &TableIdent) -> Result<LoadedTable> {
     let Some((version, age)) = cache.recent_version(ident) else {
         return load(storage, cache, ident).await;

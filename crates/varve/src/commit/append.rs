@@ -214,7 +214,8 @@ impl Appender {
     /// Aligns one batch and buffers it; flushes when the buffer is full.
     pub(crate) async fn push(&mut self, batch: RecordBatch) -> Result<()> {
         let mut new = align::new_columns(&self.arrow_schema, &batch.schema())?;
-        if !new.is_empty() && self.base.unchecked && self.rows_in == 0 && self.files.is_empty() {
+        let nothing_pushed = self.buffer.is_empty() && self.files.is_empty() && self.uploaded.is_empty();
+        if !new.is_empty() && self.base.unchecked && nothing_pushed && self.added.is_empty() {
             // Columns this process has not seen: another writer may have added them meanwhile, so
             // the schema change is built on the newest metadata, not on what the process saw.
             let base = crate::catalog::load(&self.storage, &self.cache, &self.base.ident).await?;
@@ -223,6 +224,8 @@ impl Appender {
             fresh.started = self.started;
             fresh.replace = std::mem::take(&mut self.replace);
             fresh.set_properties = std::mem::take(&mut self.set_properties);
+            fresh.rows_in = self.rows_in;
+            fresh.report = std::mem::take(&mut self.report);
             *self = fresh;
             new = align::new_columns(&self.arrow_schema, &batch.schema())?;
         }

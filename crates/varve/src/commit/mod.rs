@@ -263,7 +263,15 @@ async fn commit_inner(
             }
             uploaded?;
             let (version, checked_at) = newer.expect("checked")?;
-            latest = catalog::load_found(storage, cache, &ident, version, checked_at).await?;
+            let found = catalog::load_found(storage, cache, &ident, version, checked_at).await?;
+            if found.metadata.uuid() != latest.metadata.uuid() {
+                // The files were written for the table this process saw, which is gone.
+                return Err(Error::new(
+                    ErrorKind::Conflict,
+                    format!("table {ident} was dropped and made again while this change ran; retry"),
+                ));
+            }
+            latest = found;
             continue;
         }
         latest.unchecked = false;

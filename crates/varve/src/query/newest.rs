@@ -57,7 +57,10 @@ impl OptimizerRule for NewestFromIndex {
     fn rewrite(&self, plan: LogicalPlan, _config: &dyn OptimizerConfig) -> Result<Transformed<LogicalPlan>> {
         plan.transform_down(|node| match &node {
             LogicalPlan::Filter(f) => {
-                let Some(column) = first_row_filter(&f.predicate) else {
+                // `rn = 1`, alone or with other conditions on the window's rows (which the filter
+                // still applies above the rewritten window).
+                let conjuncts = datafusion::logical_expr::utils::split_conjunction(&f.predicate);
+                let Some(column) = conjuncts.into_iter().find_map(first_row_filter) else {
                     return Ok(Transformed::no(node));
                 };
                 match first_rows(&f.input, &column)? {

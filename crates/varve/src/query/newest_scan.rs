@@ -95,26 +95,27 @@ fn series_of(rows: &RecordBatch, contract: &TableContract) -> Result<Option<Expr
     }
 }
 
-/// For a scan marked [`VarveTable::newest_k`]: `time >= T AND <series key> IN (S)`, where S are
-/// the series of the first k rows of the snapshot's last-value index in the top-k's order (after
-/// `filters`, which name series-key columns only, and the retention bound) and T the k-th one's
-/// time. Every row of the top k passes it (`query::newest`'s module docs). `None` when the index
-/// has no more than k series (nothing to prune) or the snapshot has no readable index.
+/// For a scan marked [`VarveTable::newest_k`]: `time >= T` and `<series key> IN (S)` (two
+/// filters, so that a long list prunes on its own), where S are the series of the first k rows of
+/// the snapshot's last-value index in the top-k's order (after `filters`, which name series-key
+/// columns only, and the retention bound) and T the k-th one's time. Every row of the top k passes
+/// them (`query::newest`'s module docs). Empty when the index has no more than k series (nothing
+/// to prune) or the snapshot has no readable index.
 ///
 /// Errors: a filter cannot be evaluated on the index's rows.
-pub(crate) async fn top_k_bound(table: &VarveTable, state: &dyn Session, filters: &[Expr]) -> Result<Option<Expr>> {
+pub(crate) async fn top_k_bound(table: &VarveTable, state: &dyn Session, filters: &[Expr]) -> Result<Vec<Expr>> {
     let Some(top) = &table.newest_k else {
-        return Ok(None);
+        return Ok(vec![]);
     };
     let contract = table.table.contract()?;
     let Some(time) = contract.time_column.clone() else {
-        return Ok(None);
+        return Ok(vec![]);
     };
     let Some(rows) = index_rows(table, state, filters).await? else {
-        return Ok(None);
+        return Ok(vec![]);
     };
     if rows.num_rows() <= top.k {
-        return Ok(None);
+        return Ok(vec![]);
     }
     let column = |name: &str| {
         rows.column_by_name(name)
@@ -134,10 +135,7 @@ pub(crate) async fn top_k_bound(table: &VarveTable, state: &dyn Session, filters
     let first = arrow::compute::take_record_batch(&rows, &lexsort_to_indices(&order, Some(top.k))?)?;
     let kth = ScalarValue::try_from_array(first.column_by_name(&time).expect("sorted"), top.k - 1)?;
     let newer = col(&time).gt_eq(lit(kth));
-    Ok(Some(match series_of(&first, &contract)? {
-        Some(series) => newer.and(series),
-        None => newer,
-    }))
+    Ok(std::iter::once(newer).chain(series_of(&first, &contract)?).collect())
 }
 
 /// How a scan marked [`VarveTable::newest_filtered`] reads, from [`split_by_index`].

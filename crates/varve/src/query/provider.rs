@@ -218,8 +218,9 @@ impl VarveTable {
         }
         // Under a top-k by time: only the rows that can be among its k (the sort above picks them).
         let mut newest_k = None;
-        if let Some(bound) = crate::query::newest_scan::top_k_bound(self, state, &filters).await? {
-            filters.push(bound);
+        let bound = crate::query::newest_scan::top_k_bound(self, state, &filters).await?;
+        if !bound.is_empty() {
+            filters.extend(bound);
             newest_k = self.newest_k.as_ref().map(|n| n.k);
         }
         // Under a newest row per series with filters: only the series the index did not answer.

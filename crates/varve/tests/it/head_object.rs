@@ -419,12 +419,29 @@ async fn appends_on_a_version_seen_long_ago(backend: Backend) {
     assert!(r.attempts >= 2, "the first attempt was on an older version: {r:?}");
     append(&b, batch(1, 1, T0 + 7 * HOUR_US)).await;
     append(&a, batch(1, 3, T0 + 8 * HOUR_US)).await;
+    // A streaming append of two inputs, the second with a column nobody has written yet: the
+    // first input's rows stay (nothing is reloaded once rows are pushed).
+    append(&b, batch(1, 1, T0 + 9 * HOUR_US)).await;
+    let mut streaming = a.appender("iot.readings", AppendOptions::default()).await.unwrap();
+    streaming.push(batch(2, 4, T0 + 10 * HOUR_US)).await.unwrap();
+    streaming.start_input();
+    let b2 = batch(2, 3, T0 + 11 * HOUR_US);
+    let mut fields: Vec<Field> = b2.schema().fields().iter().map(|f| f.as_ref().clone()).collect();
+    fields.push(Field::new("extra2", DataType::Float64, true));
+    let mut columns = b2.columns().to_vec();
+    columns.push(Arc::new(Float64Array::from(vec![2.5; b2.num_rows()])));
+    streaming
+        .push(RecordBatch::try_new(Arc::new(Schema::new(fields)), columns).unwrap())
+        .await
+        .unwrap();
+    let r = streaming.commit().await.unwrap();
+    assert_eq!(r.rows, 14, "{r:?}");
     let fresh = backend.open();
     let n = fresh
         .sql("SELECT count(*) AS n, count(extra) AS e FROM iot.readings")
         .await
         .unwrap();
-    let expected = 1440 + 40 + 40 + 40 + 10 + 1 + 10 + 1 + 3;
+    let expected = 1440 + 40 + 40 + 40 + 10 + 1 + 10 + 1 + 3 + 1 + 14;
     // `rows` orders columns by name: e, n.
     assert_eq!(rows(&n.batches)[0], vec!["50".to_string(), expected.to_string()]);
     let d = fresh

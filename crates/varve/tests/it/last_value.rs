@@ -456,6 +456,26 @@ async fn newest_row_queries_read_the_index() {
         }
     };
     assert!(split(rn("m WHERE v > 1000")).await);
+    // `rn = 1` with a condition on the window's rows (high-load: the newest load above 90%).
+    let high = "SELECT host, ts, v FROM (SELECT *, row_number() OVER (PARTITION BY host ORDER BY ts DESC) AS rn \
+                FROM m WHERE n > 10) t WHERE rn = 1 AND v > 2000 ORDER BY host";
+    assert!(split(high.into()).await);
+    assert_eq!(
+        rows_of(&lake, high).await,
+        rows_of(
+            &lake,
+            "SELECT host, ts, v FROM (SELECT DISTINCT ON (host) host, ts, v FROM m WHERE n > 10 ORDER BY host, ts DESC) \
+             WHERE v > 2000 ORDER BY host"
+        )
+        .await
+    );
+    let (mut a, mut b) = (
+        rows_of(&lake, &format!("SELECT * FROM ({}) WHERE v > 2000", rn("m"))).await,
+        rows_of(&lake, &format!("SELECT * FROM ({}) WHERE v > 2000", distinct("m"))).await,
+    );
+    a.sort();
+    b.sort();
+    assert_eq!(a, b);
     assert!(split("SELECT host, max(ts) FROM m WHERE n > 10 GROUP BY host".into()).await);
     assert!(!split(rn("m WHERE random() < 0.5")).await);
     // The index is read-only: a write to it is refused and the table keeps its rows.
