@@ -387,16 +387,19 @@ pub fn markdown(
     s
 }
 
+/// Varve's best warm time of query `name` in `phase`, when it ran and matched.
+fn best_ms(queries: &[QueryRecord], phase: &str, name: &str) -> Option<f64> {
+    queries
+        .iter()
+        .find(|q| q.phase == phase && q.name == name && q.ok())
+        .and_then(|q| q.varve.as_ref())
+        .map(|p| p.best_ms)
+}
+
 /// With `--maintain`: each query's best time after maintenance over its best before, and how many
 /// are slower after.
 fn maintain_ratios(s: &mut String, queries: &[QueryRecord]) {
-    let best = |phase: &str, name: &str| {
-        queries
-            .iter()
-            .find(|q| q.phase == phase && q.name == name && q.ok())
-            .and_then(|q| q.varve.as_ref())
-            .map(|p| p.best_ms)
-    };
+    let best = |phase: &str, name: &str| best_ms(queries, phase, name);
     let pairs: Vec<(&str, f64, f64)> = queries
         .iter()
         .filter(|q| q.phase == "before")
@@ -427,13 +430,7 @@ fn maintain_ratios(s: &mut String, queries: &[QueryRecord]) {
 /// With a one-commit baseline: each query's best time in the loaded (and, with `--maintain`,
 /// maintained) lake over its best time in the one-commit lake, and their geomean.
 fn phase_ratios(s: &mut String, queries: &[QueryRecord]) {
-    let best = |phase: &str, name: &str| {
-        queries
-            .iter()
-            .find(|q| q.phase == phase && q.name == name && q.ok())
-            .and_then(|q| q.varve.as_ref())
-            .map(|p| p.best_ms)
-    };
+    let best = |phase: &str, name: &str| best_ms(queries, phase, name);
     if !queries.iter().any(|q| q.phase == "one-commit") {
         return;
     }

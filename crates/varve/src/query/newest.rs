@@ -397,11 +397,7 @@ fn filtered_input(plan: &LogicalPlan, fits: impl Fn(&VarveTable) -> Option<bool>
     let Ok(contract) = table.table.contract() else {
         return Ok(None);
     };
-    let time_required = contract
-        .time_column
-        .as_deref()
-        .and_then(|t| table.table.metadata.current_schema().field_by_name(t))
-        .is_some_and(|f| f.required);
+    let time_required = time_is_required(table, &contract);
     let snapshot = table.snapshot_id.and_then(|id| table.table.metadata.snapshot_by_id(id));
     let indexed = snapshot.is_some_and(|s| crate::index::last_value::IndexRef::of(s).is_some());
     if !time_required || !indexed || contract.series_key.is_empty() {
@@ -452,6 +448,16 @@ fn scan_of(plan: &LogicalPlan) -> Option<&TableScan> {
     }
 }
 
+/// Whether the table's time column is required. A NULL time would sort before (DESC) or after
+/// (ASC) every other and is never in the index: only such tables use it.
+fn time_is_required(table: &VarveTable, contract: &crate::format::TableContract) -> bool {
+    contract
+        .time_column
+        .as_deref()
+        .and_then(|t| table.table.metadata.current_schema().field_by_name(t))
+        .is_some_and(|f| f.required)
+}
+
 fn column_name(e: &Expr) -> Option<&str> {
     match e {
         Expr::Column(c) => Some(c.name.as_str()),
@@ -486,14 +492,7 @@ fn index_input(plan: &LogicalPlan, fits: impl Fn(&VarveTable) -> Option<bool>) -
     let Ok(contract) = table.table.contract() else {
         return Ok(None);
     };
-    // A NULL time would sort before (DESC) or after (ASC) every other and is never in the index:
-    // only tables whose time column is required.
-    let time_required = contract
-        .time_column
-        .as_deref()
-        .and_then(|t| table.table.metadata.current_schema().field_by_name(t))
-        .is_some_and(|f| f.required);
-    if !time_required {
+    if !time_is_required(table, &contract) {
         return Ok(None);
     }
     // A filter that selects whole series: only series-key columns, and no volatile function
