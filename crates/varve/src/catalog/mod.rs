@@ -507,11 +507,15 @@ pub(crate) async fn write_version_hint(storage: &Storage, ident: &TableIdent, ve
 /// newest version. Best effort: errors are ignored, since readers and the
 /// next writer correct a stale hint.
 pub(crate) async fn write_version_hint_forward(storage: &Storage, ident: &TableIdent, version: u64) {
-    if write_version_hint(storage, ident, version).await.is_err() {
-        return;
+    if write_version_hint(storage, ident, version).await.is_ok() {
+        follow_version_hint_later(storage, ident, version);
     }
-    // A newer commit's hint, written before ours landed, would be behind now: that is checked
-    // after the caller has its answer (`crate::background::settle` waits for it).
+}
+
+/// After the hint `version` was written: a newer commit's hint, written before ours landed, would
+/// be behind now. That is checked after the caller has its answer ([`follow_version_hint`] in the
+/// background; `crate::background::settle` waits for it).
+pub(crate) fn follow_version_hint_later(storage: &Storage, ident: &TableIdent, version: u64) {
     let (storage, ident) = (storage.clone(), ident.clone());
     crate::background::spawn(async move { follow_version_hint(&storage, &ident, version).await });
 }

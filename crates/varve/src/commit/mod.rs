@@ -353,7 +353,11 @@ async fn commit_inner(
                     catalog::head::write(storage, cache, &ident, version, stored, &txn.added).await;
                 }
             };
-            futures::join!(catalog::write_version_hint_forward(storage, &ident, version), head);
+            let (hinted, ()) = futures::join!(catalog::write_version_hint(storage, &ident, version), head);
+            // Its follow-up starts once both are written: the caller waits for nothing more.
+            if hinted.is_ok() {
+                catalog::follow_version_hint_later(storage, &ident, version);
+            }
             return Ok(Outcome::Committed {
                 version,
                 snapshot_id,
