@@ -151,9 +151,8 @@ async fn load_checked(
         cache.forget_version(Some(ident));
         return Err(Error::not_found(format!("table {ident} does not exist")));
     };
-    let mut t = load_version(storage, cache, ident, version).await?;
+    let mut t = load_found(storage, cache, ident, version, checked_at).await?;
     t.hint_stale = hint_stale;
-    cache.saw_version(ident, t.metadata.uuid(), version, checked_at);
     Ok(t)
 }
 

@@ -314,10 +314,7 @@ fn mark_newest_k(plan: &LogicalPlan, order: Vec<(String, bool, bool)>, k: usize)
             let Some(scan) = scan_of(plan) else {
                 return Ok(None);
             };
-            let Ok(provider) = source_as_provider(&scan.source) else {
-                return Ok(None);
-            };
-            let Some(table) = (provider.as_ref() as &dyn Any).downcast_ref::<VarveTable>() else {
+            let Some(table) = varve_table(scan) else {
                 return Ok(None);
             };
             if table.newest_k.is_some() || table.newest_filtered || table.min_sequence.is_some() {
@@ -340,21 +337,12 @@ fn mark_newest_k(plan: &LogicalPlan, order: Vec<(String, bool, bool)>, k: usize)
             if index_input(plan, |_| Some(true))?.is_none() {
                 return Ok(None);
             }
-            let mut marked = table.clone();
+            let mut marked = table;
             marked.newest_k = Some(NewestK {
                 k,
                 then_by: rest.to_vec(),
             });
-            let new_scan = LogicalPlan::TableScan(TableScan {
-                source: provider_as_source(Arc::new(marked)),
-                ..scan.clone()
-            });
-            Ok(Some(match plan {
-                LogicalPlan::Filter(f) => {
-                    LogicalPlan::Filter(Filter::try_new(f.predicate.clone(), Arc::new(new_scan))?)
-                }
-                _ => new_scan,
-            }))
+            Ok(Some(rescan(plan, scan, marked)?))
         }
         _ => Ok(None),
     }
@@ -384,20 +372,17 @@ fn filtered_input(plan: &LogicalPlan, fits: impl Fn(&VarveTable) -> Option<bool>
     if scan.fetch.is_some() || scan.filters.is_empty() {
         return Ok(None);
     }
-    let Ok(provider) = source_as_provider(&scan.source) else {
-        return Ok(None);
-    };
-    let Some(table) = (provider.as_ref() as &dyn Any).downcast_ref::<VarveTable>() else {
+    let Some(table) = varve_table(scan) else {
         return Ok(None);
     };
     let marked_already = table.last_values.is_some() || table.newest_k.is_some() || table.newest_filtered;
-    if marked_already || table.min_sequence.is_some() || fits(table) != Some(true) {
+    if marked_already || table.min_sequence.is_some() || fits(&table) != Some(true) {
         return Ok(None);
     }
     let Ok(contract) = table.table.contract() else {
         return Ok(None);
     };
-    let time_required = time_is_required(table, &contract);
+    let time_required = time_is_required(&table, &contract);
     let snapshot = table.snapshot_id.and_then(|id| table.table.metadata.snapshot_by_id(id));
     let indexed = snapshot.is_some_and(|s| crate::index::last_value::IndexRef::of(s).is_some());
     if !time_required || !indexed || contract.series_key.is_empty() {
@@ -424,16 +409,27 @@ fn filtered_input(plan: &LogicalPlan, fits: impl Fn(&VarveTable) -> Option<bool>
     if !keys_read {
         return Ok(None);
     }
-    let mut marked = table.clone();
+    let mut marked = table;
     marked.newest_filtered = true;
+    Ok(Some(rescan(plan, scan, marked)?))
+}
+
+/// The Varve table `scan` reads, if it reads one.
+fn varve_table(scan: &TableScan) -> Option<VarveTable> {
+    let provider = source_as_provider(&scan.source).ok()?;
+    (provider.as_ref() as &dyn Any).downcast_ref::<VarveTable>().cloned()
+}
+
+/// `plan` (`scan`, or one filter over it) reading `table` instead, the filter kept.
+fn rescan(plan: &LogicalPlan, scan: &TableScan, table: VarveTable) -> Result<LogicalPlan> {
     let new_scan = LogicalPlan::TableScan(TableScan {
-        source: provider_as_source(Arc::new(marked)),
+        source: provider_as_source(Arc::new(table)),
         ..scan.clone()
     });
-    Ok(Some(match plan {
+    Ok(match plan {
         LogicalPlan::Filter(f) => LogicalPlan::Filter(Filter::try_new(f.predicate.clone(), Arc::new(new_scan))?),
         _ => new_scan,
-    }))
+    })
 }
 
 /// The scan of `plan`: itself, or under one filter.
@@ -469,30 +465,26 @@ fn column_name(e: &Expr) -> Option<&str> {
 /// instead, when `fits` says the shape above holds for the table and every filter names only
 /// series-key columns; `None` otherwise (or when the snapshot has no index).
 fn index_input(plan: &LogicalPlan, fits: impl Fn(&VarveTable) -> Option<bool>) -> Result<Option<LogicalPlan>> {
-    let (filter, scan) = match plan {
-        LogicalPlan::Filter(f) => match f.input.as_ref() {
-            LogicalPlan::TableScan(s) => (Some(f), s),
-            _ => return Ok(None),
-        },
-        LogicalPlan::TableScan(s) => (None, s),
-        _ => return Ok(None),
+    let Some(scan) = scan_of(plan) else {
+        return Ok(None);
+    };
+    let filter = match plan {
+        LogicalPlan::Filter(f) => Some(f),
+        _ => None,
     };
     if scan.fetch.is_some() {
         return Ok(None);
     }
-    let Ok(provider) = source_as_provider(&scan.source) else {
+    let Some(table) = varve_table(scan) else {
         return Ok(None);
     };
-    let Some(table) = (provider.as_ref() as &dyn Any).downcast_ref::<VarveTable>() else {
-        return Ok(None);
-    };
-    if table.last_values.is_some() || fits(table) != Some(true) {
+    if table.last_values.is_some() || fits(&table) != Some(true) {
         return Ok(None);
     }
     let Ok(contract) = table.table.contract() else {
         return Ok(None);
     };
-    if !time_is_required(table, &contract) {
+    if !time_is_required(&table, &contract) {
         return Ok(None);
     }
     // A filter that selects whole series: only series-key columns, and no volatile function
@@ -501,19 +493,12 @@ fn index_input(plan: &LogicalPlan, fits: impl Fn(&VarveTable) -> Option<bool>) -
     if !scan.filters.iter().all(on_keys) || !filter.is_none_or(|f| on_keys(&f.predicate)) {
         return Ok(None);
     }
-    let Ok(indexed) = table.clone().newest_rows() else {
+    let Ok(indexed) = table.newest_rows() else {
         return Ok(None);
     };
     if indexed.last_values.is_none() {
         // No snapshot: nothing to read either way.
         return Ok(None);
     }
-    let new_scan = LogicalPlan::TableScan(TableScan {
-        source: provider_as_source(Arc::new(indexed)),
-        ..scan.clone()
-    });
-    Ok(Some(match filter {
-        Some(f) => LogicalPlan::Filter(Filter::try_new(f.predicate.clone(), Arc::new(new_scan))?),
-        None => new_scan,
-    }))
+    Ok(Some(rescan(plan, scan, indexed)?))
 }

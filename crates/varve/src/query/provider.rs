@@ -181,8 +181,9 @@ impl VarveTable {
 
 impl VarveTable {
     /// The plan that reads the snapshot's data files (or its index, for [`VarveTable::last_values`]),
-    /// pruned by `filters` and by `extra` (a bound that only prunes: rows that fail it may still
-    /// come out), noting `index_series` (series answered from the index) for EXPLAIN.
+    /// pruned by `filters`. With `split` (from [`VarveTable::scan_split`]: the other series' key
+    /// filter, and how many series the index answered) the key filter prunes too (the caller
+    /// applies it exactly) and EXPLAIN notes the count.
     async fn scan_files(
         &self,
         state: &dyn Session,
