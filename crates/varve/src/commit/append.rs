@@ -307,6 +307,7 @@ impl Appender {
                     &self.contract,
                     &location,
                     settings.row_group_rows,
+                    settings.page_rows,
                     settings.encode_threads,
                 )?;
                 Ok((path, bytes, file))

@@ -5,6 +5,7 @@
 //! |---|---|---|
 //! | `varve.target-file-size` | `256MiB` | compaction cuts output files at about this size |
 //! | `varve.row-group-rows` | `262144` | rows per Parquet row group of data files (appends and compaction) |
+//! | `varve.page-rows` | `8192` | rows per Parquet data page at most (the unit a page-index-pruned read decodes) |
 //! | `varve.encode-threads` | `0` | threads that encode a row group's columns; 0: one per core |
 //! | `varve.merge-buffer-size` | `128MiB` | compressed input pages a merge holds at once (more inputs read smaller chunks); a compaction's window of encoded output is at most half of it |
 //! | `varve.compact-min-files` | `8` | an append compacts a partition holding more small files than this |
@@ -28,6 +29,8 @@ use crate::format::contract::{PROP_DEDUP, PROP_PARTITION, PROP_SERIES_KEY, PROP_
 pub(crate) const PROP_TARGET_FILE_SIZE: &str = "varve.target-file-size";
 /// Rows per row group of data files.
 pub(crate) const PROP_ROW_GROUP_ROWS: &str = "varve.row-group-rows";
+/// Rows per data page at most.
+pub(crate) const PROP_PAGE_ROWS: &str = "varve.page-rows";
 /// Threads that encode the columns of a row group (0: one per core).
 pub(crate) const PROP_ENCODE_THREADS: &str = "varve.encode-threads";
 /// Compressed bytes of input pages one merge pass holds at once.
@@ -68,6 +71,8 @@ pub(crate) const DEFAULT_MIN_SNAPSHOTS: usize = 5;
 pub(crate) struct MaintenanceSettings {
     pub(crate) target_file_size: u64,
     pub(crate) row_group_rows: usize,
+    /// Rows per data page at most.
+    pub(crate) page_rows: usize,
     /// 0: one per core.
     pub(crate) encode_threads: usize,
     /// Bytes.
@@ -99,6 +104,10 @@ impl MaintenanceSettings {
             row_group_rows: match checked(PROP_ROW_GROUP_ROWS)? {
                 Some(v) => parse_count(PROP_ROW_GROUP_ROWS, v)?,
                 None => crate::write::encode::ROW_GROUP_ROWS,
+            },
+            page_rows: match checked(PROP_PAGE_ROWS)? {
+                Some(v) => parse_count(PROP_PAGE_ROWS, v)?,
+                None => crate::write::encode::PAGE_ROWS,
             },
             encode_threads: match checked(PROP_ENCODE_THREADS)? {
                 Some(v) => parse_count(PROP_ENCODE_THREADS, v)?,
@@ -166,9 +175,10 @@ pub(crate) fn validate_alter(key: &str, value: Option<&str>) -> Result<()> {
     }
 }
 
-const KNOWN: [&str; 10] = [
+const KNOWN: [&str; 11] = [
     PROP_TARGET_FILE_SIZE,
     PROP_ROW_GROUP_ROWS,
+    PROP_PAGE_ROWS,
     PROP_ENCODE_THREADS,
     PROP_MERGE_BUFFER_SIZE,
     PROP_COMPACT_MIN_FILES,
@@ -195,13 +205,14 @@ fn validate(key: &str, v: &str) -> Result<()> {
                 Ok(())
             }
         }),
-        PROP_ROW_GROUP_ROWS | PROP_COMPACT_MIN_FILES | PROP_MIN_SNAPSHOTS => parse_count(key, v).and_then(|n| {
-            if n == 0 && key != PROP_MIN_SNAPSHOTS {
-                Err(Error::invalid("must be at least 1"))
-            } else {
-                Ok(())
-            }
-        }),
+        PROP_ROW_GROUP_ROWS | PROP_PAGE_ROWS | PROP_COMPACT_MIN_FILES | PROP_MIN_SNAPSHOTS => parse_count(key, v)
+            .and_then(|n| {
+                if n == 0 && key != PROP_MIN_SNAPSHOTS {
+                    Err(Error::invalid("must be at least 1"))
+                } else {
+                    Ok(())
+                }
+            }),
         PROP_ENCODE_THREADS => parse_count(key, v).map(|_| ()),
         PROP_MERGE_BUFFER_SIZE => parse_bytes(v).and_then(|n| match n {
             0 => Err(Error::invalid("must be at least 1 byte")),

@@ -29,6 +29,13 @@ use crate::write::parquet::ParquetWriter;
 /// that a time-range scan can skip most of a big file by row-group statistics.
 pub(crate) const ROW_GROUP_ROWS: usize = 256 * 1024;
 
+/// Rows per data page at most (parquet-rs's default is 20,000). A read pruned by the page index
+/// (Parquet spec, "Page Index") decodes whole pages, so this bounds what a selective read of a
+/// sorted file decodes: a series' newest rows, one series' hour. Smaller pages cost page headers
+/// and page-index entries (122 per column per million rows at 8,192) and compress a little worse;
+/// see docs/performance.md "Page size" for the measurement behind the value.
+pub(crate) const PAGE_ROWS: usize = 8 * 1024;
+
 /// One sorted run of rows bound for one data file.
 pub(crate) struct Run {
     /// Partition value (hours, days or months since the epoch) or `None` for a plain table.
@@ -174,11 +181,13 @@ pub(crate) fn data_file_name(contract: &TableContract, partition: Option<i32>) -
 }
 
 /// The Parquet writer settings of a data file: zstd, page statistics (for the page index), row
-/// groups of `row_group_rows`, and the table's sort order declared as sorting columns.
+/// groups of `row_group_rows`, data pages of about `page_rows` rows (parquet-rs checks the limit
+/// after each write of at most 1,024 rows, so a page may hold up to 1,023 more), and the table's sort order declared as sorting columns.
 pub(crate) fn writer_properties(
     schema: &SchemaRef,
     contract: &TableContract,
     row_group_rows: usize,
+    page_rows: usize,
 ) -> WriterProperties {
     let mut sorting = Vec::new();
     for name in contract.series_key.iter().chain(contract.time_column.iter()) {
@@ -194,6 +203,7 @@ pub(crate) fn writer_properties(
         .set_compression(Compression::ZSTD(ZstdLevel::default()))
         .set_statistics_enabled(EnabledStatistics::Page)
         .set_max_row_group_row_count(Some(row_group_rows.max(1)))
+        .set_data_page_row_count_limit(page_rows.max(1))
         .set_sorting_columns(if sorting.is_empty() { None } else { Some(sorting) });
     // Measurements are mostly distinct floats: a dictionary of them only costs (every value is
     // hashed until the dictionary reaches its limit, 1 MiB by default, and then the column falls
@@ -221,12 +231,13 @@ pub(crate) fn encode(
     contract: &TableContract,
     location: &str,
     row_group_rows: usize,
+    page_rows: usize,
     threads: usize,
 ) -> Result<(Bytes, DataFile)> {
     let batch = &run.batch;
     let schema = batch.schema();
     let row_group_rows = row_group_rows.max(1);
-    let props = writer_properties(&schema, contract, row_group_rows);
+    let props = writer_properties(&schema, contract, row_group_rows, page_rows);
     let mut writer = ParquetWriter::new(&schema, props, threads)?;
     let mut start = 0;
     while start < batch.num_rows() || (start == 0 && batch.num_rows() == 0) {

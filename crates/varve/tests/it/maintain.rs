@@ -514,8 +514,30 @@ async fn deletes_on_s3() {
     deletes(Backend::s3()).await;
 }
 
+/// The most rows of a data page of any column of a Parquet file (from its offset index).
+fn largest_page_rows(bytes: &bytes::Bytes) -> i64 {
+    use parquet::arrow::arrow_reader::{ArrowReaderOptions, ParquetRecordBatchReaderBuilder};
+    use parquet::file::metadata::PageIndexPolicy;
+    let options = ArrowReaderOptions::new().with_page_index_policy(PageIndexPolicy::Required);
+    let reader = ParquetRecordBatchReaderBuilder::try_new_with_options(bytes.clone(), options).unwrap();
+    let meta = reader.metadata();
+    let index = meta.offset_index().expect("an offset index");
+    let mut most = 0;
+    for (rg, columns) in meta.row_groups().iter().zip(index) {
+        for column in columns {
+            let starts: Vec<i64> = column.page_locations().iter().map(|p| p.first_row_index).collect();
+            for (i, start) in starts.iter().enumerate() {
+                let end = starts.get(i + 1).copied().unwrap_or(rg.num_rows());
+                most = most.max(end - start);
+            }
+        }
+    }
+    most
+}
+
 /// Compaction cuts output files at `varve.target-file-size` on series boundaries (no series in two
-/// files of the partition), in row groups of `varve.row-group-rows`, keeping every row.
+/// files of the partition), in row groups of `varve.row-group-rows` and data pages of
+/// `varve.page-rows` (appends too), keeping every row.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn compaction_cuts_files_on_series_boundaries() {
     let backend = Backend::local();
@@ -527,6 +549,7 @@ async fn compaction_cuts_files_on_series_boundaries() {
             ("varve.auto-maintain", "false"),
             ("varve.target-file-size", "1MiB"),
             ("varve.row-group-rows", "20000"),
+            ("varve.page-rows", "3000"),
             // Expiry then deletes the appends' files: what is left on disk is live.
             ("varve.snapshot-retention", "0s"),
             ("varve.min-snapshots", "1"),
@@ -551,6 +574,11 @@ async fn compaction_cuts_files_on_series_boundaries() {
             .await
             .unwrap();
     }
+    // parquet-rs checks the page limit after each write of at most 1,024 rows.
+    for (name, bytes) in data_files(&backend, "c").await {
+        let most = largest_page_rows(&bytes);
+        assert!(most > 2000 && most < 3000 + 1024, "{name}: a page of {most} rows");
+    }
     let sum_before = scalar(&lake, "SELECT sum(v) FROM c").await;
     let r = lake.maintain("c", &MaintainOptions::default()).await.unwrap();
     assert!(r.rows_rewritten > 0, "{r:?}");
@@ -568,6 +596,8 @@ async fn compaction_cuts_files_on_series_boundaries() {
             continue;
         }
         assert!(meta.row_groups().iter().all(|rg| rg.num_rows() <= 20_000), "{name}");
+        let most = largest_page_rows(&bytes);
+        assert!(most > 2000 && most < 3000 + 1024, "{name}: a page of {most} rows");
         files += 1;
         assert!(bytes.len() < 2 * 1024 * 1024, "{name}: {} bytes", bytes.len());
         let mut hosts_here = HashSet::new();
