@@ -286,10 +286,13 @@ async fn cached_ranges_equal_the_stores() {
             for _ in 0..40 {
                 let a = rng.next(size);
                 let len = rng.next((3 << 20).min(size - a) + 1);
+                // Small ranges too, inside and across blocks.
+                let s = rng.next(size);
                 let ranges = [
                     a..a + len,
                     (size - len.min(size))..size,
                     ((1 << 20) - 3).min(size - 1)..(1 << 20).min(size),
+                    s..(s + 1 + rng.next(20_000)).min(size),
                 ];
                 let got = store.get_ranges(&location, &ranges).await.unwrap();
                 for (r, g) in ranges.iter().zip(got) {
