@@ -182,7 +182,8 @@ pub(crate) fn data_file_name(contract: &TableContract, partition: Option<i32>) -
 
 /// The Parquet writer settings of a data file: zstd, page statistics (for the page index), row
 /// groups of `row_group_rows`, data pages of about `page_rows` rows (parquet-rs checks the limit
-/// after each write of at most 1,024 rows, so a page may hold up to 1,023 more), and the table's sort order declared as sorting columns.
+/// after each write of at most 1,024 rows, so a page may hold up to 1,023 more), and the table's
+/// sort order declared as sorting columns.
 pub(crate) fn writer_properties(
     schema: &SchemaRef,
     contract: &TableContract,
