@@ -214,8 +214,9 @@ impl Appender {
     /// Aligns one batch and buffers it; flushes when the buffer is full.
     pub(crate) async fn push(&mut self, batch: RecordBatch) -> Result<()> {
         let mut new = align::new_columns(&self.arrow_schema, &batch.schema())?;
-        let nothing_pushed = self.buffer.is_empty() && self.files.is_empty() && self.uploaded.is_empty();
-        if !new.is_empty() && self.base.unchecked && nothing_pushed && self.added.is_empty() {
+        let nothing_pushed =
+            self.buffer.is_empty() && self.files.is_empty() && self.uploaded.is_empty() && self.added.is_empty();
+        if !new.is_empty() && self.base.unchecked && nothing_pushed {
             // Columns this process has not seen: another writer may have added them meanwhile, so
             // the schema change is built on the newest metadata, not on what the process saw.
             let base = crate::catalog::load(&self.storage, &self.cache, &self.base.ident).await?;

@@ -95,6 +95,12 @@ async fn index_and_scan(lake: &Lake, t: &str, snapshot: Option<i64>) -> (Vec<Str
     (index, scan)
 }
 
+/// `sql` answers the rows of `reference`, in order; `case` names it in the failure.
+async fn assert_same(lake: &Lake, sql: &str, reference: &str, case: &str) {
+    let (got, want) = (rows_of(lake, sql).await, rows_of(lake, reference).await);
+    assert!(got == want, "{case}: {got:?}\nreference {want:?}");
+}
+
 async fn check(lake: &Lake, t: &str, what: &str) -> i64 {
     let (index, scan) = index_and_scan(lake, t, None).await;
     assert!(index == scan, "{t} after {what}: index {index:?}\nscan {scan:?}");
@@ -103,69 +109,51 @@ async fn check(lake: &Lake, t: &str, what: &str) -> i64 {
     let cols = columns(t);
     for k in [1, 3, 7] {
         for order in ["ts DESC, host", "ts DESC, host DESC NULLS FIRST"] {
-            let top = rows_of(lake, &format!("SELECT {cols} FROM {t} ORDER BY {order} LIMIT {k}")).await;
-            let all = rows_of(
+            assert_same(
                 lake,
+                &format!("SELECT {cols} FROM {t} ORDER BY {order} LIMIT {k}"),
                 &format!(
                     "SELECT {cols} FROM (SELECT *, row_number() OVER (ORDER BY {order}) AS rn FROM {t}) \
                      WHERE rn <= {k} ORDER BY {order}"
                 ),
+                &format!("{t} after {what}, top {k} by {order}"),
             )
             .await;
-            assert!(top == all, "{t} after {what}, top {k} by {order}: {top:?}\nall {all:?}");
         }
-        let filtered = rows_of(
+        assert_same(
             lake,
             &format!("SELECT {cols} FROM {t} WHERE host IN ('h1', 'h3') ORDER BY ts DESC, host LIMIT {k}"),
-        )
-        .await;
-        let all = rows_of(
-            lake,
             &format!(
                 "SELECT {cols} FROM (SELECT *, row_number() OVER (ORDER BY ts DESC, host) AS rn FROM {t} \
                  WHERE host IN ('h1', 'h3')) WHERE rn <= {k} ORDER BY ts DESC, host"
             ),
+            &format!("{t} after {what}, top {k} of h1, h3"),
         )
         .await;
-        assert!(
-            filtered == all,
-            "{t} after {what}, top {k} of h1, h3: {filtered:?}\nall {all:?}"
-        );
     }
     // The newest row of each series among the rows a filter on values keeps: the series whose
     // newest row passes come from the index, the others from the data files.
     for filter in ["v > 4000", "n IS NOT NULL AND host <> 'h2'", "v < 100 OR n > 990"] {
-        let newest = rows_of(
+        assert_same(
             lake,
             &format!(
                 "SELECT {cols} FROM (SELECT *, row_number() OVER (PARTITION BY host ORDER BY ts DESC) AS rn \
                  FROM {t} WHERE {filter}) WHERE rn = 1 ORDER BY host"
             ),
-        )
-        .await;
-        let reference = rows_of(
-            lake,
             &format!("SELECT DISTINCT ON (host) {cols} FROM {t} WHERE {filter} ORDER BY host, ts DESC"),
+            &format!("{t} after {what}, newest where {filter}"),
         )
         .await;
-        assert!(
-            newest == reference,
-            "{t} after {what}, newest where {filter}: {newest:?}\nreference {reference:?}"
-        );
-        let max = rows_of(
+        assert_same(
             lake,
             &format!("SELECT host, max(ts) FROM {t} WHERE {filter} GROUP BY host ORDER BY host"),
+            &format!(
+                "SELECT host, ts FROM (SELECT DISTINCT ON (host) host, ts FROM {t} WHERE {filter} \
+                 ORDER BY host, ts DESC) ORDER BY host"
+            ),
+            &format!("{t} after {what}, max(ts) where {filter}"),
         )
         .await;
-        let reference = rows_of(
-            lake,
-            &format!("SELECT host, ts FROM (SELECT DISTINCT ON (host) host, ts FROM {t} WHERE {filter} ORDER BY host, ts DESC) ORDER BY host"),
-        )
-        .await;
-        assert!(
-            max == reference,
-            "{t} after {what}, max(ts) where {filter}: {max:?}\nreference {reference:?}"
-        );
     }
     let snapshot = lake.describe(t).await.unwrap().snapshot_id.unwrap();
     let explain = rows_of(lake, &format!("EXPLAIN SELECT * FROM \"{t}@last-values\"")).await;
