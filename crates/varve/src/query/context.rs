@@ -145,11 +145,18 @@ impl datafusion::execution::context::QueryPlanner for Planner {
         state: &SessionState,
     ) -> datafusion::common::Result<Arc<dyn datafusion::physical_plan::ExecutionPlan>> {
         use datafusion::physical_planner::PhysicalPlanner;
-        datafusion::physical_planner::DefaultPhysicalPlanner::with_extension_planners(vec![
+        let planner = datafusion::physical_planner::DefaultPhysicalPlanner::with_extension_planners(vec![
             Arc::new(asof::exec::AsofPlanner),
             Arc::new(gapfill::exec::GapFillPlanner),
-        ])
-        .create_physical_plan(plan, state)
-        .await
+        ]);
+        // A scan the last-value index narrowed to the newest rows reads a few pages: splitting its
+        // files into byte ranges (DataFusion does for files over `repartition_file_min_size`)
+        // would open and prune each file once per range for nothing. The setting is statement-wide.
+        if newest::narrowed_by_index(plan)? {
+            let mut state = state.clone();
+            state.config_mut().options_mut().optimizer.repartition_file_scans = false;
+            return planner.create_physical_plan(plan, &state).await;
+        }
+        planner.create_physical_plan(plan, state).await
     }
 }

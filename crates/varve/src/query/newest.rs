@@ -414,6 +414,23 @@ fn filtered_input(plan: &LogicalPlan, fits: impl Fn(&VarveTable) -> Option<bool>
     Ok(Some(rescan(plan, scan, marked)?))
 }
 
+/// Whether `plan` reads a Varve table marked [`VarveTable::newest_k`] (the scan the index narrows
+/// to the newest rows; the planner then keeps its files whole, `query::context`).
+///
+/// Errors: none in practice (the walk itself cannot fail).
+pub(crate) fn narrowed_by_index(plan: &LogicalPlan) -> Result<bool> {
+    plan.exists(|p| {
+        Ok(match p {
+            LogicalPlan::TableScan(scan) => source_as_provider(&scan.source).is_ok_and(|p| {
+                (p.as_ref() as &dyn Any)
+                    .downcast_ref::<VarveTable>()
+                    .is_some_and(|t| t.newest_k.is_some())
+            }),
+            _ => false,
+        })
+    })
+}
+
 /// The Varve table `scan` reads, if it reads one.
 fn varve_table(scan: &TableScan) -> Option<VarveTable> {
     let provider = source_as_provider(&scan.source).ok()?;

@@ -435,6 +435,37 @@ async fn newest_row_queries_read_the_index() {
     assert!(!narrowed("SELECT * FROM m WHERE v > 10 ORDER BY ts DESC LIMIT 3".into()).await);
     assert!(!narrowed("SELECT * FROM m ORDER BY ts DESC, v LIMIT 3".into()).await);
     assert!(!narrowed("SELECT * FROM m ORDER BY ts LIMIT 3".into()).await);
+    // A narrowed scan keeps its files whole (DataFusion would split any file over the minimum
+    // size into byte ranges, each opened and pruned on its own); other scans are still split.
+    let session = lake.session(Default::default()).expect("session");
+    // (DataFusion splits only scans of more rows than a batch.)
+    for set in [
+        "SET datafusion.optimizer.repartition_file_min_size = 1",
+        "SET datafusion.execution.batch_size = 10",
+    ] {
+        session.sql(set).await.expect("set");
+    }
+    let split_files = |sql: String| {
+        let session = &session;
+        async move {
+            let plan = text_rows(&session.sql(&format!("EXPLAIN {sql}")).await.expect("explain").batches).join("\n");
+            let scan = plan
+                .lines()
+                .find(|l| l.contains("DataSourceExec"))
+                .expect("a scan")
+                .to_string();
+            // A byte range reads `path:start..end`.
+            scan.contains("..")
+        }
+    };
+    // The first snapshot has one data file, which is split in two when not narrowed.
+    assert!(
+        !split_files(format!(
+            "SELECT * FROM m FOR VERSION AS OF {first} ORDER BY ts DESC LIMIT 3"
+        ))
+        .await
+    );
+    assert!(split_files(format!("SELECT * FROM m FOR VERSION AS OF {first} ORDER BY ts LIMIT 3")).await);
     // With a filter on values, the series whose newest row passes it come from the index.
     let split = |sql: String| {
         let lake = lake.clone();
