@@ -96,8 +96,13 @@ impl NativeLake {
         let rt = runtime()?;
         py.detach(move || {
             let task = rt.spawn(f(lake));
-            rt.block_on(task)
-                .unwrap_or_else(|e| Err(varve::Error::internal(format!("the call failed unexpectedly: {e}"))))
+            let out = rt
+                .block_on(task)
+                .unwrap_or_else(|e| Err(varve::Error::internal(format!("the call failed unexpectedly: {e}"))));
+            // A commit's version hint is written after it answered: a Python caller often reads
+            // with DuckDB next, which follows the hint, so a call returns once it is written.
+            rt.block_on(varve::settle_published());
+            out
         })
         .map_err(to_py)
     }

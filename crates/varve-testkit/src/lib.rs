@@ -375,6 +375,8 @@ pub fn column_names(batches: &[RecordBatch]) -> Vec<String> {
 /// Asserts that DuckDB and PyIceberg read exactly the rows Varve reads from `namespace.table`.
 pub async fn assert_readers_agree(lake: &varve::Lake, backend: &Backend, namespace: &str, table: &str) {
     let name = format!("{namespace}.{table}");
+    // DuckDB and PyIceberg follow the version hint, written after each commit answered.
+    varve::settle_published().await;
     let ours = lake
         .sql(&format!("SELECT * FROM \"{namespace}\".\"{table}\""))
         .await

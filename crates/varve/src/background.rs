@@ -1,14 +1,27 @@
-//! Work a commit leaves running after it has answered its caller: the check, after a version hint
-//! write, that no newer commit's hint was overwritten (`catalog::write_version_hint_forward`).
-//! Such work is best effort (the next writer repairs a hint left behind); [`settle`] waits for it,
-//! so that a process about to exit (the CLI) leaves the hint right.
+//! Work a commit leaves running after it has answered its caller:
+//!
+//! - publishing the commit ([`spawn_publish`]): the version hint, which plain Iceberg readers
+//!   (DuckDB) follow, and the head object, which Varve readers in other processes plan from
+//!   (`catalog::publish_later`). Varve readers never need either to find a commit (they check
+//!   for newer versions themselves), so an append waits on two dependent round trips (the
+//!   uploads, then the conditional write of the metadata), not three;
+//! - the check, after a version hint write, that no newer commit's hint was overwritten
+//!   (`catalog::write_version_hint_forward`), with [`spawn`].
+//!
+//! Such work is best effort (the next writer repairs a hint left behind, and a reader falls back
+//! from a stale head to the Iceberg metadata). [`settle`] waits for all of it, so that a process
+//! about to exit (the CLI) leaves the hint right; [`settle_published`] waits for the publishing
+//! only (the Python binding, whose callers read with DuckDB right after a write).
 
 use std::future::Future;
 use std::sync::{LazyLock, Mutex};
 
 use tokio::task::JoinHandle;
 
+/// Everything started and not yet waited for.
 static PENDING: LazyLock<Mutex<Vec<JoinHandle<()>>>> = LazyLock::new(|| Mutex::new(Vec::new()));
+/// The publishing of commits among them.
+static PUBLISHING: LazyLock<Mutex<Vec<tokio::sync::watch::Receiver<bool>>>> = LazyLock::new(|| Mutex::new(Vec::new()));
 
 /// Runs `work` on the current tokio runtime without waiting for it. Outside a runtime it is
 /// dropped (it is only ever best effort).
@@ -21,6 +34,19 @@ pub(crate) fn spawn(work: impl Future<Output = ()> + Send + 'static) {
         p.retain(|h| !h.is_finished());
         p.push(handle);
     }
+}
+
+/// [`spawn`] for the publishing of a commit, which [`settle_published`] waits for too.
+pub(crate) fn spawn_publish(work: impl Future<Output = ()> + Send + 'static) {
+    let (done, watch) = tokio::sync::watch::channel(false);
+    if let Ok(mut p) = PUBLISHING.lock() {
+        p.retain(|w| !*w.borrow());
+        p.push(watch);
+    }
+    spawn(async move {
+        work.await;
+        let _ = done.send(true);
+    });
 }
 
 /// Waits until the background work started so far (by any lake handle of this process) is done.
@@ -38,5 +64,23 @@ pub async fn settle() {
         for h in handles {
             let _ = h.await;
         }
+    }
+}
+
+/// Waits until every commit of this process made so far is published: its version hint and
+/// head object written (or failed). Plain Iceberg readers see a commit from then on. The check
+/// that follows a hint write ([`settle`] waits for it too) may still be running.
+pub async fn settle_published() {
+    // Cloned, not taken: another thread settling at the same time waits for them too.
+    let watches: Vec<tokio::sync::watch::Receiver<bool>> = match PUBLISHING.lock() {
+        Ok(mut p) => {
+            p.retain(|w| !*w.borrow());
+            p.clone()
+        }
+        Err(_) => return,
+    };
+    for mut w in watches {
+        // An error: the task is gone (its runtime shut down), which is as done as it gets.
+        let _ = w.wait_for(|done| *done).await;
     }
 }

@@ -76,7 +76,7 @@ mod rollup;
 mod storage;
 mod write;
 
-pub use background::settle;
+pub use background::{settle, settle_published};
 pub use catalog::{TableIdent, DEFAULT_NAMESPACE};
 pub use commit::{AppendOptions, AppendReport, InlineMaintenance, SourceCheckpoint, SourcePosition};
 pub use error::{Error, ErrorKind, Result};

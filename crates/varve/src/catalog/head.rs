@@ -187,32 +187,49 @@ fn decode(raw: &Bytes) -> Option<Head> {
     })
 }
 
+/// A data file's footer (with page indexes) that a head may carry: its location, its object's
+/// size (bytes) and the decoded footer.
+pub(crate) type CarriedFooter = (String, u64, Arc<parquet::file::metadata::ParquetMetaData>);
+
+/// The footers of `added` (the data files a commit added) that this process holds in `cache`
+/// (it wrote them), for [`write`]. Taken when the commit is made: the head write may run later.
+///
+/// Errors: a file path outside the lake.
+pub(crate) fn footers_of(storage: &Storage, cache: &MetadataCache, added: &[DataFile]) -> Result<Vec<CarriedFooter>> {
+    let mut out = Vec::new();
+    for f in added {
+        let size = f.file_size_in_bytes();
+        if let Some(footer) = cache.footer(&storage.path_of(f.file_path())?, size) {
+            out.push((f.file_path().to_string(), size, footer));
+        }
+    }
+    Ok(out)
+}
+
 /// Writes the head of `ident` at `version`, whose metadata is `metadata` (as stored: `json`, with
-/// the e-tag the store gave it),
-/// after that version was committed; `added` are the data files the commit added (their
-/// footers are carried when this process holds them). The manifests and the index are read through the block
-/// cache, which holds them when this process wrote or read them. Best effort: a failure is
-/// logged, and readers fall back to the Iceberg metadata (module docs).
+/// the e-tag the store gave it), after that version was committed; `footers` are those of the
+/// data files the commit added that this process holds ([`footers_of`]), carried up to
+/// [`MAX_FOOTER_BYTES`]. The manifests and the index are read through the block cache, which
+/// holds them when this process wrote or read them. Best effort: a failure is logged, and
+/// readers fall back to the Iceberg metadata (module docs).
 pub(crate) async fn write(
     storage: &Storage,
-    cache: &MetadataCache,
     ident: &TableIdent,
     version: u64,
     stored: (&TableMetadata, &Bytes, Option<&str>),
-    added: &[DataFile],
+    footers: &[CarriedFooter],
 ) {
-    if let Err(e) = try_write(storage, cache, ident, version, stored, added).await {
+    if let Err(e) = try_write(storage, ident, version, stored, footers).await {
         tracing::warn!(table = %ident, version, "head object not written (readers load the metadata instead): {e}");
     }
 }
 
 async fn try_write(
     storage: &Storage,
-    cache: &MetadataCache,
     ident: &TableIdent,
     version: u64,
     (metadata, json, e_tag): (&TableMetadata, &Bytes, Option<&str>),
-    added: &[DataFile],
+    footers: &[CarriedFooter],
 ) -> Result<()> {
     let mut sections = vec![Section {
         kind: Kind::Metadata,
@@ -261,21 +278,18 @@ async fn try_write(
         // Footers of the data files the commit added, when this process holds them (it wrote
         // them): the newest files, which queries of recent rows read.
         let mut footer_bytes = 0u64;
-        for f in added {
-            let Some(footer) = cache.footer(&storage.path_of(f.file_path())?, f.file_size_in_bytes()) else {
-                continue;
-            };
+        for (location, object_bytes, footer) in footers {
             let mut buf = Vec::new();
-            parquet::file::metadata::ParquetMetaDataWriter::new(&mut buf, &footer).finish()?;
+            parquet::file::metadata::ParquetMetaDataWriter::new(&mut buf, footer).finish()?;
             if footer_bytes + buf.len() as u64 > MAX_FOOTER_BYTES {
                 break;
             }
             footer_bytes += buf.len() as u64;
             sections.push(Section {
                 kind: Kind::Footer,
-                location: f.file_path().to_string(),
+                location: location.clone(),
                 bytes: buf.len() as u64,
-                object_bytes: Some(f.file_size_in_bytes()),
+                object_bytes: Some(*object_bytes),
             });
             bodies.push(Bytes::from(buf));
         }

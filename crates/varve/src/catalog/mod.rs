@@ -9,7 +9,7 @@
 use std::collections::HashMap;
 use std::fmt;
 use std::str::FromStr;
-use std::sync::Arc;
+use std::sync::{Arc, LazyLock, Mutex};
 
 use bytes::Bytes;
 use iceberg::spec::{
@@ -460,14 +460,7 @@ pub(crate) async fn create_with_properties(
     };
     let (hint, ()) = futures::join!(
         write_version_hint(storage, ident, 1),
-        head::write(
-            storage,
-            cache,
-            ident,
-            1,
-            (&built.metadata, &json, e_tag.as_deref()),
-            &[]
-        )
+        head::write(storage, ident, 1, (&built.metadata, &json, e_tag.as_deref()), &[])
     );
     hint?;
     let metadata = Arc::new(built.metadata);
@@ -509,6 +502,54 @@ pub(crate) async fn write_version_hint_forward(storage: &Storage, ident: &TableI
     if write_version_hint(storage, ident, version).await.is_ok() {
         follow_version_hint_later(storage, ident, version);
     }
+}
+
+/// What a head object write takes of a commit this process won: the metadata as stored (its
+/// JSON, with the e-tag the store gave it) and the footers it can carry ([`head::footers_of`]).
+pub(crate) type HeadWrite = (Arc<TableMetadata>, Bytes, Option<String>, Vec<head::CarriedFooter>);
+
+/// The newest version of each table (by its hint's location and its uuid) whose publishing this
+/// process started: publishing one version waits for the one before, and is skipped when a
+/// newer one went first, so that neither the hint nor the head moves back.
+static PUBLISHED: LazyLock<Mutex<HashMap<String, Arc<tokio::sync::Mutex<u64>>>>> =
+    LazyLock::new(|| Mutex::new(HashMap::new()));
+
+/// Publishes the commit of `version` of the table `ident` (whose uuid is `uuid`) after the
+/// commit has answered its caller ([`crate::background::spawn_publish`]): writes the version
+/// hint (plain Iceberg readers, such as DuckDB, follow it) and, with `head`, the head object, at
+/// once, then checks in the background that no newer commit's hint was overwritten. Varve
+/// readers do not wait for either: they check for newer versions themselves (the hint is
+/// followed forward, and a head is used only when it describes the newest version).
+pub(crate) fn publish_later(
+    storage: &Storage,
+    ident: &TableIdent,
+    uuid: uuid::Uuid,
+    version: u64,
+    head: Option<HeadWrite>,
+) {
+    let key = format!("{}#{uuid}", storage.location(&ident.version_hint()));
+    let gate = match PUBLISHED.lock() {
+        Ok(mut m) => m.entry(key).or_default().clone(),
+        Err(_) => return,
+    };
+    let (storage, ident) = (storage.clone(), ident.clone());
+    crate::background::spawn_publish(async move {
+        let mut published = gate.lock().await;
+        if *published >= version {
+            return;
+        }
+        let head = async {
+            if let Some((metadata, json, e_tag, footers)) = &head {
+                head::write(&storage, &ident, version, (metadata, json, e_tag.as_deref()), footers).await;
+            }
+        };
+        let (hinted, ()) = futures::join!(write_version_hint(&storage, &ident, version), head);
+        *published = version;
+        drop(published);
+        if hinted.is_ok() {
+            follow_version_hint_later(&storage, &ident, version);
+        }
+    });
 }
 
 /// After the hint `version` was written: a newer commit's hint, written before ours landed, would
@@ -663,6 +704,9 @@ pub(crate) async fn drop_namespace(
 ///
 /// Errors: [`ErrorKind::NotFound`].
 pub(crate) async fn drop_table(storage: &Storage, cache: &MetadataCache, ident: &TableIdent) -> Result<usize> {
+    // This process's commits are published first: a hint or head written after the drop would
+    // outlive the table (and name a version of it to a table made again under the same name).
+    crate::background::settle_published().await;
     let Some(last) = current_version(storage, ident).await? else {
         return Err(Error::not_found(format!("table {ident} does not exist")));
     };

@@ -9,9 +9,11 @@
 //! change visible. A writer that loses the race deletes the manifests it wrote, re-reads the
 //! winner's metadata and tries again on top of it; uploaded data files are reused. A base this
 //! process saw but did not check (an append's, `catalog::load_unchecked`) is checked at once with
-//! the first attempt's uploads, so an append waits on two round trips to its commit point. After
-//! the commit the post-commit hooks run at once: the version hint and the head object (the hint's
-//! follow-up check runs in the background, `crate::background`). Each attempt also derives the new snapshot's
+//! the first attempt's uploads, so an append waits on two round trips in all. After the commit
+//! the post-commit hooks run in the background, once the caller has its answer: the version hint
+//! and the head object, at once (`catalog::publish_later`, `crate::background`); plain Iceberg
+//! readers see the commit when its hint lands, one request later, and
+//! [`crate::settle_published`] waits for it. Each attempt also derives the new snapshot's
 //! last-value index from its parent's (`index::last_value`), so the index always describes the
 //! snapshot that names it.
 //!
@@ -345,19 +347,17 @@ async fn commit_inner(
             for (path, size, footer) in txn.footers.drain(..) {
                 cache.keep_footer(&path, size, footer);
             }
-            // The post-commit hooks, at once: the version hint, and the head object (unless the
-            // commit was only found after a lost-looking put: its head is left to the next commit).
-            let head = async {
-                if let Some((metadata, json, e_tag)) = &won {
-                    let stored = (metadata.as_ref(), json, e_tag.as_deref());
-                    catalog::head::write(storage, cache, &ident, version, stored, &txn.added).await;
-                }
+            // The post-commit hooks, after the caller has its answer: the version hint, and the
+            // head object (unless the commit was only found after a lost-looking put: its head
+            // is left to the next commit).
+            let head = match won.take() {
+                Some((metadata, json, e_tag)) => match catalog::head::footers_of(storage, cache, &txn.added) {
+                    Ok(footers) => Some((metadata, json, e_tag, footers)),
+                    Err(_) => Some((metadata, json, e_tag, vec![])),
+                },
+                None => None,
             };
-            let (hinted, ()) = futures::join!(catalog::write_version_hint(storage, &ident, version), head);
-            // Its follow-up starts once both are written: the caller waits for nothing more.
-            if hinted.is_ok() {
-                catalog::follow_version_hint_later(storage, &ident, version);
-            }
+            catalog::publish_later(storage, &ident, latest.metadata.uuid(), version, head);
             return Ok(Outcome::Committed {
                 version,
                 snapshot_id,
