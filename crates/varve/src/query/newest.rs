@@ -77,7 +77,10 @@ impl OptimizerRule for NewestFromIndex {
             },
             LogicalPlan::Sort(s) => match newest_k(s)? {
                 Some(plan) => Ok(Transformed::yes(plan)),
-                None => Ok(Transformed::no(node)),
+                None => match crate::query::newest_buckets::mark(s, varve_table)? {
+                    Some(plan) => Ok(Transformed::yes(plan)),
+                    None => Ok(Transformed::no(node)),
+                },
             },
             _ => Ok(Transformed::no(node)),
         })

@@ -57,6 +57,9 @@ pub(crate) struct ScanNote {
     pub(crate) newest_k: Option<usize>,
     /// Under a newest row per series with filters: the series answered from the index.
     pub(crate) index_series: Option<usize>,
+    /// Under `GROUP BY time_bucket(...) ORDER BY ... DESC LIMIT k`: the scan kept the rows of the
+    /// newest k buckets' time range only (`query::newest_buckets`).
+    pub(crate) newest_buckets: Option<usize>,
 }
 
 /// Shared by the providers of one session.
@@ -93,6 +96,9 @@ pub(crate) struct VarveTable {
     /// (`query::newest`): it reads those series' rows from the index where it can
     /// (`query::newest_scan::split_by_index`).
     pub(crate) newest_filtered: bool,
+    /// The scan feeds the newest k time buckets of an aggregate (`query::newest_buckets`): it
+    /// keeps the rows of their time range only.
+    pub(crate) newest_buckets: Option<crate::query::newest_buckets::NewestBuckets>,
 }
 
 impl VarveTable {
@@ -132,6 +138,7 @@ impl VarveTable {
             min_sequence: None,
             newest_k: None,
             newest_filtered: false,
+            newest_buckets: None,
         })
     }
 
@@ -213,9 +220,39 @@ impl VarveTable {
         let mut filters = filters.to_vec();
         // Rows older than the table's retention are never seen, even before maintenance drops
         // their files: the bound prunes files and is applied row by row in the scan.
-        if let Some(bound) = self.retention_filter()? {
-            filters.push(bound);
+        let retention = self.retention_filter()?;
+        if let Some(bound) = &retention {
+            filters.push(bound.clone());
             source = source.with_pushdown_filters(true);
+        }
+        // The snapshot's live data files (none read for an index scan).
+        let live: Option<Vec<iceberg::spec::DataFile>> = match &self.last_values {
+            Some(_) => None,
+            None => Some(
+                lake_catalog::live_entries(
+                    &self.env.storage,
+                    &self.env.cache,
+                    &self.table.metadata,
+                    self.snapshot_id,
+                )
+                .await?
+                .into_iter()
+                .filter(|e| match self.min_sequence {
+                    Some(min) => e.sequence_number().is_none_or(|s| s > min),
+                    None => true,
+                })
+                .map(|e| e.data_file)
+                .collect(),
+            ),
+        };
+        // Under the newest k time buckets: only their time range.
+        let mut newest_buckets = None;
+        if let (Some(marked), Some(files)) = (&self.newest_buckets, &live) {
+            let bound = crate::query::newest_buckets::bound(self, state, marked, files, retention.as_ref())?;
+            if let Some(bound) = bound {
+                filters.push(bound);
+                newest_buckets = Some(marked.k);
+            }
         }
         // Under a top-k by time: only the rows that can be among its k (the sort above picks them).
         let mut newest_k = None;
@@ -261,20 +298,7 @@ impl VarveTable {
                 kept.push((path.to_string(), ix.bytes, 0, None));
             }
             None => {
-                let files: Vec<iceberg::spec::DataFile> = lake_catalog::live_entries(
-                    &self.env.storage,
-                    &self.env.cache,
-                    &self.table.metadata,
-                    self.snapshot_id,
-                )
-                .await?
-                .into_iter()
-                .filter(|e| match self.min_sequence {
-                    Some(min) => e.sequence_number().is_none_or(|s| s > min),
-                    None => true,
-                })
-                .map(|e| e.data_file)
-                .collect();
+                let files = live.unwrap_or_default();
                 files_total = files.len();
                 let mut keep = vec![true; files.len()];
                 let stats = FileStats {
@@ -312,6 +336,7 @@ impl VarveTable {
                 last_values: self.last_values.is_some(),
                 newest_k,
                 index_series,
+                newest_buckets,
             });
         }
         if kept.is_empty() {

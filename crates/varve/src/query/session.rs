@@ -757,7 +757,13 @@ impl Prepared {
                                 "; the newest rows of {s} series taken from the last-value index (they pass \
                                  the filters), data files read for the other series"
                             ),
-                            _ => String::new(),
+                            _ => match n.newest_buckets {
+                                Some(k) => format!(
+                                    "; only the time range of the {k} newest time buckets (found from the \
+                                     files' time bounds)"
+                                ),
+                                None => String::new(),
+                            },
                         };
                         format!(
                             "{}{snapshot}: {} of {} data files read, {} pruned by partition and column bounds{newest}",

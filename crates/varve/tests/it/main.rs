@@ -14,6 +14,7 @@ mod gapfill;
 mod head_object;
 mod last_value;
 mod maintain;
+mod newest_buckets;
 mod rollup;
 mod schema_evolution;
 mod slt;
