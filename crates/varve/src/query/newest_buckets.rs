@@ -5,9 +5,11 @@
 //! The rule ([`mark`], run by `query::newest`'s optimizer rule) marks the table's scan with
 //! [`NewestBuckets`] when the plan has that shape with no filter at all (a filter could drop the
 //! rows the bound below counts on) and the table's time column is required. At scan time
-//! ([`bound`]) the data files' time bounds from the manifests are real rows' times (Varve refuses
-//! tables with delete files, so every row of a live file is visible): their buckets, computed by
-//! the query's own bucket expression, are buckets that hold rows. When at least k distinct ones
+//! ([`bound`]) the data files' time bounds from the manifests, and the row group and page bounds
+//! of the footers this process holds, are real rows' times (Varve refuses tables with delete
+//! files, so every row of a live file is visible): their buckets, computed by the query's own
+//! bucket expression, are buckets that hold rows. After compaction every file of a partition
+//! spans its whole time range, so the page bounds are what finds the newest buckets there. When at least k distinct ones
 //! are found, with `c` the start of the k-th newest, the scan keeps `<time> >= c` only.
 //!
 //! Why the answer is unchanged: `time_bucket` in every form (fixed widths, calendar units, time
@@ -21,14 +23,17 @@
 
 use std::sync::Arc;
 
-use arrow::array::RecordBatch;
-use arrow::datatypes::{Field, Schema};
+use arrow::array::{Array, RecordBatch, TimestampMicrosecondArray};
+use arrow::datatypes::{DataType, Field, Schema, TimeUnit};
 use datafusion::catalog::Session;
 use datafusion::common::stats::Precision;
 use datafusion::common::tree_node::{Transformed, TreeNode};
 use datafusion::common::{Column, DFSchema, Result, ScalarValue};
 use datafusion::logical_expr::{Aggregate, Expr, LogicalPlan, Projection, Sort, TableScan};
 use iceberg::spec::DataFile;
+use parquet::file::metadata::ParquetMetaData;
+use parquet::file::page_index::column_index::ColumnIndexMetaData;
+use parquet::file::statistics::Statistics;
 
 use crate::format::stats::FileStats;
 use crate::query::provider::VarveTable;
@@ -196,8 +201,9 @@ fn bucket_of(group: &Expr, time: &str) -> Option<Expr> {
 }
 
 /// For a scan marked [`NewestBuckets`]: `<time> >= c` (module docs) from the time bounds of
-/// `files` (the snapshot's live data files), or `None` when they show fewer than k buckets (the
-/// scan then reads every file). `retention` is the table's retention filter, if any.
+/// `files` (the snapshot's live data files: their bounds in the manifests, and the row group and
+/// page bounds of the footers this process holds), or `None` when they show fewer than k buckets
+/// (the scan then reads every file). `retention` is the table's retention filter, if any.
 ///
 /// Errors: the bucket expression cannot be evaluated on the bounds (not expected: it was planned
 /// on the same column).
@@ -215,28 +221,44 @@ pub(crate) fn bound(
     let Ok(index) = table.schema.index_of(&time) else {
         return Ok(None);
     };
+    let field = table.schema.field(index).clone();
+    let DataType::Timestamp(TimeUnit::Microsecond, tz) = field.data_type() else {
+        return Ok(None);
+    };
+    let field_id: Option<i32> = field
+        .metadata()
+        .get(parquet::arrow::PARQUET_FIELD_ID_META_KEY)
+        .and_then(|v| v.parse().ok());
     let stats = FileStats {
         files,
         schema: &table.schema,
     };
-    let mut times = Vec::with_capacity(files.len() * 2);
-    for i in 0..files.len() {
+    let mut times: Vec<i64> = Vec::with_capacity(files.len() * 2);
+    for (i, f) in files.iter().enumerate() {
         let s = stats.file_statistics(i);
         let c = &s.column_statistics[index];
         for v in [&c.min_value, &c.max_value] {
-            if let Precision::Exact(v) = v {
-                if !v.is_null() {
-                    times.push(v.clone());
-                }
+            if let Precision::Exact(ScalarValue::TimestampMicrosecond(Some(v), _)) = v {
+                times.push(*v);
             }
+        }
+        // Row group and page bounds, from footers read before (never fetched here).
+        let footer = table
+            .env
+            .storage
+            .path_of(f.file_path())
+            .ok()
+            .and_then(|path| table.env.cache.footer(&path, f.file_size_in_bytes()));
+        if let (Some(footer), Some(id)) = (footer, field_id) {
+            footer_times(&footer, id, &mut times);
         }
     }
     if times.len() < marked.k {
         return Ok(None);
     }
-    let field = table.schema.field(index).clone();
     let one = Arc::new(Schema::new(vec![Field::new(&time, field.data_type().clone(), false)]));
-    let batch = RecordBatch::try_new(one.clone(), vec![ScalarValue::iter_to_array(times)?])?;
+    let values = TimestampMicrosecondArray::from(times).with_timezone_opt(tz.clone());
+    let batch = RecordBatch::try_new(one.clone(), vec![Arc::new(values)])?;
     let df_schema = DFSchema::try_from(one.as_ref().clone())?;
     let batch = match retention {
         Some(r) => {
@@ -253,16 +275,40 @@ pub(crate) fn bound(
     if buckets.data_type() != field.data_type() {
         return Ok(None);
     }
-    let mut distinct: Vec<ScalarValue> = (0..buckets.len())
-        .map(|i| ScalarValue::try_from_array(&buckets, i))
-        .collect::<Result<_>>()?;
-    distinct.retain(|v| !v.is_null());
-    distinct.sort_by(|a, b| b.partial_cmp(a).unwrap_or(std::cmp::Ordering::Equal));
+    let buckets = buckets
+        .as_any()
+        .downcast_ref::<TimestampMicrosecondArray>()
+        .ok_or_else(|| crate::error::Error::internal("a bucket of a µs time is not a µs time"))?;
+    let mut distinct: Vec<i64> = buckets.iter().flatten().collect();
+    distinct.sort_unstable_by(|a, b| b.cmp(a));
     distinct.dedup();
     let Some(start) = distinct.get(marked.k - 1) else {
         return Ok(None);
     };
-    Ok(Some(
-        datafusion::prelude::col(Column::new_unqualified(time)).gt_eq(datafusion::prelude::lit(start.clone())),
-    ))
+    Ok(Some(datafusion::prelude::col(Column::new_unqualified(time)).gt_eq(
+        datafusion::prelude::lit(ScalarValue::TimestampMicrosecond(Some(*start), tz.clone())),
+    )))
+}
+
+/// Pushes the minimum and maximum of the column with field id `id` of every row group of
+/// `footer`, and of every page when it has a page index (Parquet's column index): times of real
+/// rows, as the file's own bounds are (a Parquet INT64 bound is exact).
+fn footer_times(footer: &ParquetMetaData, id: i32, out: &mut Vec<i64>) {
+    let columns = footer.file_metadata().schema_descr().columns();
+    let Some(c) = columns.iter().position(|c| {
+        let info = c.self_type().get_basic_info();
+        info.has_id() && info.id() == id
+    }) else {
+        return;
+    };
+    for (r, rg) in footer.row_groups().iter().enumerate() {
+        if let Some(Statistics::Int64(s)) = rg.column(c).statistics() {
+            out.extend(s.min_opt().copied());
+            out.extend(s.max_opt().copied());
+        }
+        if let Some(ColumnIndexMetaData::INT64(pages)) = footer.column_index().and_then(|ix| ix.get(r)?.get(c)) {
+            out.extend(pages.min_values_iter().flatten().copied());
+            out.extend(pages.max_values_iter().flatten().copied());
+        }
+    }
 }

@@ -760,7 +760,7 @@ impl Prepared {
                             _ => match n.newest_buckets {
                                 Some(k) => format!(
                                     "; only the time range of the {k} newest time buckets (found from the \
-                                     files' time bounds)"
+                                     time bounds of the files, row groups and pages)"
                                 ),
                                 None => String::new(),
                             },

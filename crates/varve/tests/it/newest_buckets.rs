@@ -111,10 +111,17 @@ async fn newest_buckets_answer_as_a_full_scan() {
     let lake = backend.open();
     let contract = TableContract::time_series("ts").with_series_key(["host"]);
     lake.create_table("m", &schema(), &contract).await.unwrap();
+    // Small pages, and no compaction until asked.
+    let props: std::collections::HashMap<String, String> =
+        [("varve.page-rows", "1000"), ("varve.auto-maintain", "false")]
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+    lake.set_properties("m", &props, &[]).await.unwrap();
     let mut rng = Rng(0x6e65_7773_6275_636b);
     // 16 commits, 6 hours apart, with late rows: files with narrow and wide time bounds.
     for i in 0..16 {
-        let b = batch(&mut rng, T0 + i * 6 * HOUR_US, 300);
+        let b = batch(&mut rng, T0 + i * 6 * HOUR_US, 2000);
         lake.append("m", vec![b], AppendOptions::default()).await.unwrap();
     }
     let before = check_all(&lake, &mut rng, "before maintenance").await;
@@ -129,6 +136,15 @@ async fn newest_buckets_answer_as_a_full_scan() {
     assert!(read < total, "{n}");
     lake.maintain("m", &MaintainOptions::default()).await.unwrap();
     let after = check_all(&lake, &mut rng, "after maintenance").await;
+    // After compaction each day's file spans its whole day (the file bounds show its first and
+    // last hour only): the 5 newest hours are found from the page bounds of the newest day's
+    // footer, which the queries above read, and only that file is read.
+    let n = note(
+        &lake,
+        "SELECT time_bucket(INTERVAL '1 hour', ts) AS b, count(*) FROM m GROUP BY b ORDER BY b DESC LIMIT 5",
+    )
+    .await;
+    assert!(n.contains("newest time buckets") && files(&n).0 == 1, "{n}");
     // Most shapes are narrowed (a bucket of another type than the time column, as a zoned day
     // shown in UTC is, is not).
     assert!(
