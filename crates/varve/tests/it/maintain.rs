@@ -17,7 +17,7 @@ use varve_testkit::{assert_readers_agree, Backend};
 const HOUR_US: i64 = 3_600_000_000;
 const DAY_US: i64 = 24 * HOUR_US;
 
-fn schema() -> Arc<Schema> {
+pub(crate) fn schema() -> Arc<Schema> {
     Arc::new(Schema::new(vec![
         Field::new(
             "ts",

@@ -7,28 +7,17 @@
 use std::sync::Arc;
 
 use arrow::array::{ArrayRef, Float64Array, RecordBatch, StringArray, TimestampMicrosecondArray};
-use arrow::datatypes::{DataType, Field, Schema, TimeUnit};
 use varve::{AppendOptions, Lake, MaintainOptions, TableContract};
 use varve_testkit::{Backend, Rng};
 
 use crate::compaction::rows_of;
+use crate::maintain::schema;
 
 const MINUTE_US: i64 = 60_000_000;
 const HOUR_US: i64 = 60 * MINUTE_US;
-/// 2024-03-25T00:00:00Z: the data spans the spring-forward night in Berlin (2024-03-31).
-const T0: i64 = 1_711_324_800_000_000;
-
-fn schema() -> Arc<Schema> {
-    Arc::new(Schema::new(vec![
-        Field::new(
-            "ts",
-            DataType::Timestamp(TimeUnit::Microsecond, Some("UTC".into())),
-            false,
-        ),
-        Field::new("host", DataType::Utf8, true),
-        Field::new("v", DataType::Float64, true),
-    ]))
-}
+/// 2024-03-28T00:00:00Z: the 16 commits' windows reach 2024-04-01, over the spring-forward night
+/// in Berlin (2024-03-31) and a month's end.
+const T0: i64 = 1_711_584_000_000_000;
 
 /// `rows` rows in one commit's window: mostly within 6 hours after `from`, some late ones up to
 /// 12 days before it.
