@@ -65,7 +65,7 @@ async fn scalar(lake: &Lake, sql: &str) -> String {
     arrow::util::display::array_value_to_string(col, 0).unwrap()
 }
 
-async fn create(lake: &Lake, name: &str, props: &[(&str, &str)]) {
+pub(crate) async fn create(lake: &Lake, name: &str, props: &[(&str, &str)]) {
     let contract = TableContract::time_series("ts").with_series_key(["host"]);
     lake.create_table(name, &schema(), &contract).await.unwrap();
     if !props.is_empty() {

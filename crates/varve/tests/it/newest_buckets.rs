@@ -7,11 +7,11 @@
 use std::sync::Arc;
 
 use arrow::array::{ArrayRef, Float64Array, RecordBatch, StringArray, TimestampMicrosecondArray};
-use varve::{AppendOptions, Lake, MaintainOptions, TableContract};
+use varve::{AppendOptions, Lake, MaintainOptions};
 use varve_testkit::{Backend, Rng};
 
 use crate::compaction::rows_of;
-use crate::maintain::schema;
+use crate::maintain::{create, schema};
 
 const MINUTE_US: i64 = 60_000_000;
 const HOUR_US: i64 = 60 * MINUTE_US;
@@ -98,15 +98,13 @@ async fn check_all(lake: &Lake, rng: &mut Rng, when: &str) -> usize {
 async fn newest_buckets_answer_as_a_full_scan() {
     let backend = Backend::local();
     let lake = backend.open();
-    let contract = TableContract::time_series("ts").with_series_key(["host"]);
-    lake.create_table("m", &schema(), &contract).await.unwrap();
     // Small pages, and no compaction until asked.
-    let props: std::collections::HashMap<String, String> =
-        [("varve.page-rows", "1000"), ("varve.auto-maintain", "false")]
-            .into_iter()
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect();
-    lake.set_properties("m", &props, &[]).await.unwrap();
+    create(
+        &lake,
+        "m",
+        &[("varve.page-rows", "1000"), ("varve.auto-maintain", "false")],
+    )
+    .await;
     let mut rng = Rng(0x6e65_7773_6275_636b);
     // 16 commits, 6 hours apart, with late rows: files with narrow and wide time bounds.
     for i in 0..16 {
