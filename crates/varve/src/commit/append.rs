@@ -131,6 +131,9 @@ pub(crate) struct Appender {
     /// The newest row of each series written so far (for the last-value index), in
     /// `arrow_schema`.
     newest: Option<RecordBatch>,
+    /// The field ids of the columns seen to vary within a series among the rows written so far
+    /// (for the index's series-constant columns).
+    varying: std::collections::BTreeSet<i32>,
     report: AppendReport,
     started: Instant,
     /// Live data files the commit removes (an overwrite: a rollup refresh replacing buckets).
@@ -171,6 +174,7 @@ impl Appender {
             uploaded: vec![],
             keys,
             newest: None,
+            varying: Default::default(),
             report: AppendReport::default(),
             started: Instant::now(),
             replace: vec![],
@@ -286,9 +290,23 @@ impl Appender {
         if self.contract.time_column.is_some() {
             // Later flushes win ties, as their rows replace this append's earlier ones.
             let mut candidates: Vec<RecordBatch> = self.newest.take().into_iter().collect();
+            let mut constant = last_value::constant_candidates(&self.arrow_schema, &self.contract);
+            constant.retain(|id| !self.varying.contains(id));
             for run in &runs {
+                // Within each run (sorted by series key), then between the runs' last rows.
+                let changed = last_value::varying(&run.batch, &self.contract, &constant, true)?;
+                constant.retain(|id| !changed.contains(id));
                 candidates.extend(last_value::last_of_each_series(&run.batch, &self.contract)?);
             }
+            if candidates.len() > 1 && !constant.is_empty() {
+                let all = arrow::compute::concat_batches(&self.arrow_schema, &candidates)?;
+                let changed = last_value::varying(&all, &self.contract, &constant, false)?;
+                constant.retain(|id| !changed.contains(id));
+            }
+            self.varying = last_value::constant_candidates(&self.arrow_schema, &self.contract)
+                .into_iter()
+                .filter(|id| !constant.contains(id))
+                .collect();
             self.newest = last_value::reduce(&candidates, &self.contract)?;
         }
         let sorted = started.elapsed();
@@ -451,7 +469,10 @@ impl Appender {
         }
         let mut txn = Transaction::new(Operation::Append);
         txn.added = std::mem::take(&mut self.files);
-        txn.last_value = last_value::Change::Add(self.newest.take());
+        txn.last_value = last_value::Change::Add {
+            newest: self.newest.take(),
+            varying: std::mem::take(&mut self.varying),
+        };
         if overwrite {
             if !self.replace.is_empty() {
                 txn.operation = Operation::Overwrite;

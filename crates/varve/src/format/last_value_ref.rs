@@ -14,6 +14,9 @@ use crate::error::{Error, Result};
 pub(crate) const SUMMARY_LOCATION: &str = "varve.last-value-index";
 /// Snapshot summary key: the size of that file, bytes.
 pub(crate) const SUMMARY_BYTES: &str = "varve.last-value-index-bytes";
+/// Snapshot summary key: the Iceberg field ids of the series-constant columns, comma-separated
+/// (empty when none): see [`IndexRef::series_constant`].
+pub(crate) const SUMMARY_SERIES_CONSTANT: &str = "varve.last-value-index-series-constant";
 
 /// The index a snapshot names.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -22,6 +25,12 @@ pub(crate) struct IndexRef {
     pub(crate) location: String,
     /// Its size, bytes.
     pub(crate) bytes: u64,
+    /// The Iceberg field ids of the columns (besides the series key and the time column) whose
+    /// value is the same in every row of each series at this snapshot (NULL counting as a value),
+    /// such as a truck's fleet: a filter on them and the series key keeps or drops whole series,
+    /// so the index answers it (`query::newest`). Maintained with the index
+    /// (`index::last_value`); empty for an index written before it was kept (the key absent).
+    pub(crate) series_constant: Vec<i32>,
 }
 
 impl IndexRef {
@@ -31,14 +40,21 @@ impl IndexRef {
         Some(IndexRef {
             location: p.get(SUMMARY_LOCATION)?.clone(),
             bytes: p.get(SUMMARY_BYTES)?.parse().ok()?,
+            // An entry that does not parse claims nothing.
+            series_constant: p
+                .get(SUMMARY_SERIES_CONSTANT)
+                .and_then(|v| v.split(',').filter(|s| !s.is_empty()).map(|s| s.parse().ok()).collect())
+                .unwrap_or_default(),
         })
     }
 
     /// The summary entries naming this index.
-    pub(crate) fn summary(&self) -> [(String, String); 2] {
+    pub(crate) fn summary(&self) -> [(String, String); 3] {
+        let constant: Vec<String> = self.series_constant.iter().map(i32::to_string).collect();
         [
             (SUMMARY_LOCATION.to_string(), self.location.clone()),
             (SUMMARY_BYTES.to_string(), self.bytes.to_string()),
+            (SUMMARY_SERIES_CONSTANT.to_string(), constant.join(",")),
         ]
     }
 }

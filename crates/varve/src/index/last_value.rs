@@ -40,10 +40,32 @@
 //!
 //! Rows older than the table's `varve.retention` stay in the index until retention drops their
 //! files (and the index is rebuilt); readers filter them out, as they do for data files.
+//!
+//! # Series-constant columns
+//!
+//! With the rows, each index names the columns whose value is the same in every row of each
+//! series (`IndexRef::series_constant`: a truck's fleet, driver or model), found without being
+//! declared. A filter on those and the series key keeps or drops whole series, so the index
+//! answers "the newest row of each truck of one fleet" alone (`query::newest`). Kept exact, or
+//! smaller, at every commit:
+//! - the first append of a table starts from every column (but the time and the series key);
+//! - an append drops each column that varies within a series among its rows ([`varying`] over
+//!   each sorted run and over the runs' last rows, `commit::append`), or whose value in a series'
+//!   added rows differs from the parent's entry for that series (the entry stands for all the
+//!   series' rows, since the column is constant);
+//! - compaction, deletes and retention keep the parent's set (removing rows cannot make a column
+//!   vary), and a rebuild finds it again from every live row;
+//! - an added column (NULL in the rows before it) is not in the set until a rebuild.
+//!
+//! Values compare by Arrow's `distinct` (NULL equals NULL; floats by total order, so `-0.0` and
+//! `0.0` differ): equal values give every deterministic filter the same answer.
 
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 
-use arrow::array::{new_null_array, Array, ArrayRef, AsArray, RecordBatch, RecordBatchOptions, UInt32Array};
+use arrow::array::{
+    new_null_array, Array, ArrayRef, AsArray, BooleanArray, RecordBatch, RecordBatchOptions, UInt32Array,
+};
+use arrow::compute::{lexsort_to_indices, SortColumn};
 use arrow::datatypes::{DataType, Int64Type, SchemaRef};
 use arrow::row::{RowConverter, SortField};
 use bytes::Bytes;
@@ -75,9 +97,15 @@ pub(crate) enum Change {
     /// Not known: the index is rebuilt from the live files.
     #[default]
     Unknown,
-    /// Rows were added (and rows of the same key replaced, for last-write-wins): the newest added
-    /// row of each series, in the schema the rows were written with (any order).
-    Add(Option<RecordBatch>),
+    /// Rows were added (and rows of the same key replaced, for last-write-wins).
+    Add {
+        /// The newest added row of each series, in the schema the rows were written with (any
+        /// order).
+        newest: Option<RecordBatch>,
+        /// The field ids of the columns that vary within a series among the added rows ([`varying`];
+        /// module docs, "Series-constant columns").
+        varying: BTreeSet<i32>,
+    },
     /// The same rows, rearranged (compaction).
     Same,
     /// Rows were removed; the added files hold only rows of the removed files.
@@ -137,18 +165,30 @@ pub(crate) async fn next(
         None => None,
     };
     let keep = |index: IndexRef| Ok(Some(NextIndex { index, upload: None }));
-    // The new index's rows, or `None` when they must be rebuilt from the live files.
+    // The new index's rows and series-constant columns, or `None` when they must be rebuilt from
+    // the live files.
     let rows = match change {
-        Change::Add(rows) => {
-            let mut parts = match parent_index {
-                Some((_, prev)) => vec![prev],
-                None if parent_rows == 0 => vec![],
+        Change::Add {
+            newest,
+            varying: added_varying,
+        } => {
+            let (mut parts, mut constant) = match parent_index {
+                Some((ix, prev)) => (vec![prev], ix.series_constant.iter().copied().collect()),
+                None if parent_rows == 0 => (vec![], constant_candidates(schema, &contract)),
                 None => return Ok(None),
             };
-            if let Some(rows) = rows {
+            constant.retain(|id| !added_varying.contains(id));
+            if let Some(rows) = newest {
                 parts.push(align_to(rows, schema)?);
             }
-            Some(reduce(&parts, &contract)?.unwrap_or_else(|| RecordBatch::new_empty(schema.clone())))
+            if parts.len() == 2 && !constant.is_empty() {
+                // A series' added rows against its parent entry (which stands for all its rows).
+                let both = arrow::compute::concat_batches(schema, &parts)?;
+                let changed = varying(&both, &contract, &constant, false)?;
+                constant.retain(|id| !changed.contains(id));
+            }
+            let rows = reduce(&parts, &contract)?.unwrap_or_else(|| RecordBatch::new_empty(schema.clone()));
+            Some((rows, constant))
         }
         Change::Same => match parent_index {
             Some((ix, _)) => return keep(ix),
@@ -160,8 +200,8 @@ pub(crate) async fn next(
         },
         Change::Unknown => None,
     };
-    let rows = match rows {
-        Some(rows) => rows,
+    let (rows, constant) = match rows {
+        Some(found) => found,
         None if may_rebuild => rebuild(storage, cache, latest, &contract, added, removed, schema).await?,
         None => {
             tracing::debug!(table = %latest.ident, "last-value index: no rebuild in a retried commit attempt; committing without one");
@@ -173,9 +213,17 @@ pub(crate) async fn next(
         .ident
         .metadata_dir()
         .join(format!("last-value-{}.parquet", uuid::Uuid::now_v7()));
+    // Only columns of the new schema (a dropped column's id is gone).
+    let series_constant = schema
+        .fields()
+        .iter()
+        .filter_map(|f| field_id(f))
+        .filter(|id| constant.contains(id))
+        .collect();
     let index = IndexRef {
         location: storage.location(&path),
         bytes: bytes.len() as u64,
+        series_constant,
     };
     cache.put_last_values(&index.location, rows);
     Ok(Some(NextIndex {
@@ -370,7 +418,7 @@ async fn rebuild(
     added: &[DataFile],
     removed: &[DataFile],
     schema: &SchemaRef,
-) -> Result<RecordBatch> {
+) -> Result<(RecordBatch, BTreeSet<i32>)> {
     let md = &latest.metadata;
     let mut live = catalog::live_entries(storage, cache, md, md.current_snapshot_id()).await?;
     let gone: std::collections::HashSet<&str> = removed.iter().map(|f| f.file_path()).collect();
@@ -379,6 +427,7 @@ async fn rebuild(
     let files: Vec<&DataFile> = live.iter().map(|e| &e.data_file).chain(added.iter()).collect();
     let started = std::time::Instant::now();
     let mut acc: Option<RecordBatch> = None;
+    let mut constant = constant_candidates(schema, contract);
     if !files.is_empty() {
         let settings = MaintenanceSettings::from_properties(md.properties())?;
         let job = MergeJob {
@@ -405,6 +454,8 @@ async fn rebuild(
         let mut pending_rows = 0usize;
         while let Some(batch) = stream.next().await {
             let batch = batch?;
+            let changed = varying(&batch, contract, &constant, false)?;
+            constant.retain(|id| !changed.contains(id));
             if let Some(newest) = reduce(std::slice::from_ref(&batch), contract)? {
                 pending_rows += newest.num_rows();
                 pending.push(newest);
@@ -414,13 +465,13 @@ async fn rebuild(
             if pending_rows > held.max(REBUILD_BATCH_ROWS) {
                 let mut parts: Vec<RecordBatch> = acc.take().into_iter().collect();
                 parts.append(&mut pending);
-                acc = reduce(&parts, contract)?;
+                acc = fold(&parts, contract, &mut constant)?;
                 pending_rows = 0;
             }
         }
         let mut parts: Vec<RecordBatch> = acc.take().into_iter().collect();
         parts.append(&mut pending);
-        acc = reduce(&parts, contract)?;
+        acc = fold(&parts, contract, &mut constant)?;
     }
     tracing::debug!(
         table = %latest.ident,
@@ -429,7 +480,96 @@ async fn rebuild(
         ms = started.elapsed().as_secs_f64() * 1e3,
         "last-value index rebuilt"
     );
-    Ok(acc.unwrap_or_else(|| RecordBatch::new_empty(schema.clone())))
+    Ok((acc.unwrap_or_else(|| RecordBatch::new_empty(schema.clone())), constant))
+}
+
+/// [`reduce`] of `parts` (each series' rows, one schema), after dropping from `constant` the
+/// columns whose value differs between parts for a series (each part's row stands for its rows).
+fn fold(parts: &[RecordBatch], contract: &TableContract, constant: &mut BTreeSet<i32>) -> Result<Option<RecordBatch>> {
+    if parts.len() > 1 && !constant.is_empty() {
+        let all = arrow::compute::concat_batches(&parts[0].schema(), parts)?;
+        let changed = varying(&all, contract, constant, false)?;
+        constant.retain(|id| !changed.contains(id));
+    }
+    reduce(parts, contract)
+}
+
+/// The field ids a table's series-constant columns are looked for among: every top-level column
+/// of `schema` with a field id but the time column and the series key (module docs).
+pub(crate) fn constant_candidates(schema: &SchemaRef, contract: &TableContract) -> BTreeSet<i32> {
+    schema
+        .fields()
+        .iter()
+        .filter(|f| contract.time_column.as_deref() != Some(f.name().as_str()))
+        .filter(|f| !contract.series_key.contains(f.name()))
+        .filter_map(|f| field_id(f))
+        .collect()
+}
+
+/// The field ids among `among` whose column holds two different values in the rows of one series
+/// of `batch` (rows with equal series-key values; NULL equals NULL; all rows without a series
+/// key). `sorted` says the rows are already sorted by series key, as an append's runs are;
+/// otherwise they are sorted here. A column of a type `distinct` cannot compare (nested types)
+/// always varies; one `batch` lacks never does.
+///
+/// Errors: a series key column is missing from `batch`.
+pub(crate) fn varying(
+    batch: &RecordBatch,
+    contract: &TableContract,
+    among: &BTreeSet<i32>,
+    sorted: bool,
+) -> Result<BTreeSet<i32>> {
+    let n = batch.num_rows();
+    let mut out = BTreeSet::new();
+    if n < 2 || among.is_empty() {
+        return Ok(out);
+    }
+    let schema = batch.schema();
+    let keys = contract
+        .series_key
+        .iter()
+        .map(|k| Ok(batch.column(schema.index_of(k)?).clone()))
+        .collect::<Result<Vec<ArrayRef>>>()?;
+    let order = match sorted || keys.is_empty() {
+        true => None,
+        false => {
+            let columns: Vec<SortColumn> = keys
+                .iter()
+                .map(|k| SortColumn {
+                    values: k.clone(),
+                    options: None,
+                })
+                .collect();
+            Some(lexsort_to_indices(&columns, None)?)
+        }
+    };
+    let arrange = |a: &ArrayRef| -> Result<ArrayRef> {
+        Ok(match &order {
+            Some(o) => arrow::compute::take(a.as_ref(), o, None)?,
+            None => a.clone(),
+        })
+    };
+    // Whether row i + 1 belongs to row i's series.
+    let mut same = BooleanArray::from(vec![true; n - 1]);
+    for k in &keys {
+        let k = arrange(k)?;
+        let equal = arrow::compute::kernels::cmp::not_distinct(&k.slice(0, n - 1), &k.slice(1, n - 1))?;
+        same = arrow::compute::and(&same, &equal)?;
+    }
+    for (i, f) in schema.fields().iter().enumerate() {
+        let Some(id) = field_id(f).filter(|id| among.contains(id)) else {
+            continue;
+        };
+        let column = arrange(batch.column(i))?;
+        let differs = match arrow::compute::kernels::cmp::distinct(&column.slice(0, n - 1), &column.slice(1, n - 1)) {
+            Ok(d) => arrow::compute::and(&d, &same)?.true_count() > 0,
+            Err(_) => true,
+        };
+        if differs {
+            out.insert(id);
+        }
+    }
+    Ok(out)
 }
 
 /// The index rows as a Parquet file (zstd, page statistics).

@@ -11,8 +11,10 @@
 //!   `max(<time>)`, `last_value(x ORDER BY <time>)` or `first_value(x ORDER BY <time> DESC)`: the
 //!   aggregate reads the index's rows (one per series: the row each of those picks).
 //!
-//! Both are answered from the index alone when every filter below them names series-key columns
-//! only: such a filter selects whole series, and the index holds each series' newest row. Another
+//! Both are answered from the index alone when every filter below them names only series-key
+//! columns and the snapshot's series-constant columns (a truck's fleet, when no truck ever
+//! changed fleet; `index::last_value`): such a filter keeps or drops whole series, and the index
+//! holds each series' newest row. Another
 //! filter (a time range, a value) may pick an older row: the plan is then kept, and its scan
 //! told so (`VarveTable::newest_filtered`). For each series whose newest row passes the filters,
 //! that row is the newest one they keep, and the scan takes it from the index; only the other
@@ -481,10 +483,23 @@ fn column_name(e: &Expr) -> Option<&str> {
     }
 }
 
-/// `plan` (a scan of a Varve table, maybe under a filter) reading the table's last-value index
-/// instead, when `fits` says the shape above holds for the table and every filter names only
+/// `plan` (a scan of a Varve table, maybe under a filter, maybe under a projection of columns)
+/// reading the table's last-value index instead, when `fits` says the shape above holds for the table and every filter names only
 /// series-key columns; `None` otherwise (or when the snapshot has no index).
 fn index_input(plan: &LogicalPlan, fits: impl Fn(&VarveTable) -> Option<bool>) -> Result<Option<LogicalPlan>> {
+    // The columns a filter read (a series-constant one) may be dropped above it.
+    if let LogicalPlan::Projection(p) = plan {
+        if !p.expr.iter().all(|e| matches!(e, Expr::Column(_))) {
+            return Ok(None);
+        }
+        return match index_input(&p.input, fits)? {
+            Some(input) => Ok(Some(LogicalPlan::Projection(Projection::try_new(
+                p.expr.clone(),
+                Arc::new(input),
+            )?))),
+            None => Ok(None),
+        };
+    }
     let Some(scan) = scan_of(plan) else {
         return Ok(None);
     };
@@ -507,9 +522,10 @@ fn index_input(plan: &LogicalPlan, fits: impl Fn(&VarveTable) -> Option<bool>) -
     if !time_is_required(&table, &contract) {
         return Ok(None);
     }
-    // A filter that selects whole series: only series-key columns, and no volatile function
-    // (`random() < 0.1` names no column but samples rows).
-    let on_keys = |e: &Expr| !e.is_volatile() && e.column_refs().iter().all(|c| contract.series_key.contains(&c.name));
+    // A filter that selects whole series: only series-key and series-constant columns, and no
+    // volatile function (`random() < 0.1` names no column but samples rows).
+    let whole = crate::query::newest_scan::series_columns(&table, &contract);
+    let on_keys = |e: &Expr| !e.is_volatile() && e.column_refs().iter().all(|c| whole.contains(&c.name));
     if !scan.filters.iter().all(on_keys) || !filter.is_none_or(|f| on_keys(&f.predicate)) {
         return Ok(None);
     }

@@ -10,7 +10,9 @@
 //! Both need the snapshot's index; without one (or when it cannot be read) the scan reads the
 //! data files as usual.
 
-use arrow::array::RecordBatch;
+use std::collections::BTreeSet;
+
+use arrow::array::{Array, RecordBatch};
 use arrow::compute::{lexsort_to_indices, SortColumn, SortOptions};
 use datafusion::catalog::Session;
 use datafusion::common::{Column, DFSchema, Result, ScalarValue};
@@ -19,6 +21,7 @@ use datafusion::logical_expr::Expr;
 use datafusion::prelude::lit;
 
 use crate::error::Error;
+use crate::format::field_ids::field_id;
 use crate::format::TableContract;
 use crate::index::last_value::{self, IndexRef};
 use crate::query::provider::VarveTable;
@@ -28,6 +31,41 @@ const MAX_MULTI_KEY_SERIES: usize = 64;
 
 fn col(name: &str) -> Expr {
     Expr::Column(Column::new_unqualified(name))
+}
+
+/// The columns whose value is the same in every row of each series at the table's snapshot: the
+/// series key and the snapshot index's series-constant columns (`IndexRef::series_constant`,
+/// matched to the table's columns by field id). A filter on these alone keeps or drops whole
+/// series.
+pub(crate) fn series_columns(table: &VarveTable, contract: &TableContract) -> BTreeSet<String> {
+    let snapshot = table.snapshot_id.and_then(|id| table.table.metadata.snapshot_by_id(id));
+    let constant = snapshot
+        .and_then(|s| IndexRef::of(s))
+        .map(|ix| ix.series_constant)
+        .unwrap_or_default();
+    let by_id = table
+        .schema
+        .fields()
+        .iter()
+        .filter(|f| field_id(f).is_some_and(|id| constant.contains(&id)))
+        .map(|f| f.name().clone());
+    contract.series_key.iter().cloned().chain(by_id).collect()
+}
+
+/// The rows of `rows` that `filters` keep (all of them when there is none).
+///
+/// Errors: a filter cannot be evaluated on the rows.
+fn keep(rows: &RecordBatch, table: &VarveTable, state: &dyn Session, filters: &[Expr]) -> Result<RecordBatch> {
+    let Some(p) = conjunction(filters.to_vec()) else {
+        return Ok(rows.clone());
+    };
+    let df_schema = DFSchema::try_from(table.schema.as_ref().clone())?;
+    let kept = state.create_physical_expr(p, &df_schema)?.evaluate(rows)?;
+    let kept = kept.into_array(rows.num_rows())?;
+    Ok(arrow::compute::filter_record_batch(
+        rows,
+        datafusion::common::cast::as_boolean_array(&kept)?,
+    )?)
 }
 
 /// The snapshot's index rows in the table's schema that pass `filters` (all of them when there
@@ -47,14 +85,8 @@ async fn index_rows(table: &VarveTable, state: &dyn Session, filters: &[Expr]) -
             return Ok(None);
         }
     };
-    let mut rows = last_value::align_to(&rows, &table.schema)?;
-    if let Some(p) = conjunction(filters.to_vec()) {
-        let df_schema = DFSchema::try_from(table.schema.as_ref().clone())?;
-        let keep = state.create_physical_expr(p, &df_schema)?.evaluate(&rows)?;
-        let keep = keep.into_array(rows.num_rows())?;
-        rows = arrow::compute::filter_record_batch(&rows, datafusion::common::cast::as_boolean_array(&keep)?)?;
-    }
-    Ok(Some(rows))
+    let rows = last_value::align_to(&rows, &table.schema)?;
+    Ok(Some(keep(&rows, table, state, filters)?))
 }
 
 /// `<series key> IN (the series of rows)`, NULL keys matched by `IS NULL`; `None` for several key
@@ -150,11 +182,59 @@ pub(crate) struct Split {
 /// For a scan under the newest row of each series among the rows `filters` keep (any
 /// deterministic filters, and the retention bound): the series whose newest row passes them are
 /// answered by that row (it is the newest of those the filters keep); only the other series need
-/// the data files. `None` without a readable index, or for several key columns and many series.
+/// the data files. Of those, a series whose newest row fails a filter on series columns alone
+/// ([`series_columns`]) has no row that passes it: when some filters are of that kind, only the
+/// series whose newest row passes them (and not the rest) are read. `None` without a readable
+/// index, or for several key columns and many series.
 ///
 /// Errors: a filter cannot be evaluated on the index's rows.
 pub(crate) async fn split_by_index(table: &VarveTable, state: &dyn Session, filters: &[Expr]) -> Result<Option<Split>> {
     let contract = table.table.contract()?;
+    let whole = series_columns(table, &contract);
+    let (on_series, rest): (Vec<Expr>, Vec<Expr>) = filters
+        .iter()
+        .cloned()
+        .partition(|e| !e.is_volatile() && e.column_refs().iter().all(|c| whole.contains(&c.name)));
+    if !on_series.is_empty() {
+        let Some(candidates) = index_rows(table, state, &on_series).await? else {
+            return Ok(None);
+        };
+        // The series that pass the whole-series filters: answered by their newest row when it
+        // passes the rest too, else read from the data files.
+        let rest_passes = conjunction(rest).map_or(Ok(None), |p| {
+            let df_schema = DFSchema::try_from(table.schema.as_ref().clone())?;
+            let passes = state.create_physical_expr(p, &df_schema)?.evaluate(&candidates)?;
+            let passes = passes.into_array(candidates.num_rows())?;
+            Ok::<_, datafusion::error::DataFusionError>(Some(
+                datafusion::common::cast::as_boolean_array(&passes)?.clone(),
+            ))
+        })?;
+        let (answered, unanswered) = match rest_passes {
+            None => (candidates, None),
+            Some(passes) => {
+                // NULL (unknown) counts as failing, as a filter drops the row.
+                let passes = match passes.null_count() {
+                    0 => passes,
+                    _ => arrow::compute::prep_null_mask_filter(&passes),
+                };
+                let fails = arrow::compute::not(&passes)?;
+                (
+                    arrow::compute::filter_record_batch(&candidates, &passes)?,
+                    Some(arrow::compute::filter_record_batch(&candidates, &fails)?),
+                )
+            }
+        };
+        let others = match unanswered.filter(|u| u.num_rows() > 0) {
+            None => Some(lit(false)),
+            Some(u) => series_of(&u, &contract)?,
+        };
+        if let Some(others) = others {
+            return Ok(Some(Split {
+                from_index: answered,
+                others,
+            }));
+        }
+    }
     let Some(rows) = index_rows(table, state, filters).await? else {
         return Ok(None);
     };

@@ -753,6 +753,10 @@ impl Prepared {
                             (Some(k), _) => format!(
                                 "; only the {k} series the last-value index puts first, from the k-th one's time"
                             ),
+                            (None, Some(s)) if n.files_read == 0 => format!(
+                                "; the newest rows of {s} series taken from the last-value index (they pass \
+                                 the filters), no data file needed for the other series"
+                            ),
                             (None, Some(s)) => format!(
                                 "; the newest rows of {s} series taken from the last-value index (they pass \
                                  the filters), data files read for the other series"

@@ -5,6 +5,8 @@
 //! snapshot expiry) the index of the current snapshot, and of every earlier snapshot by time
 //! travel, holds exactly the rows `row_number() OVER (PARTITION BY host ORDER BY ts DESC) = 1`
 //! picks, on random data, on local disk and S3. `Lake::latest` answers from it, and EXPLAIN says so.
+//! A filter on a column constant within each series (`site`, a host's) is answered from the index
+//! only while no host has changed site, and always as a scan answers.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -30,14 +32,29 @@ fn schema() -> Arc<Schema> {
         Field::new("host", DataType::Utf8, true),
         Field::new("v", DataType::Float64, true),
         Field::new("n", DataType::Int64, true),
+        Field::new("site", DataType::Utf8, true),
     ]))
+}
+
+/// A host's site: `s<h mod 3>` (NULL for the NULL host), or `s9` for h5 once it has `moved`.
+fn site_of(host: Option<&str>, moved: bool) -> Option<String> {
+    let h: u32 = host?.trim_start_matches('h').parse().ok()?;
+    Some(match (h, moved) {
+        (5, true) => "s9".to_string(),
+        _ => format!("s{}", h % 3),
+    })
 }
 
 /// `rows` random rows for step `step` of 24: 8 hosts and a NULL one, times mostly in the step's
 /// slice of the 10 days before `start` (on a 10-minute grid, so keys repeat), some late rows into
 /// earlier slices; host h7 writes only in the first two days (retention later drops it whole).
+/// Each host's site is [`site_of`] it (`moved`: h5's rows name another site).
 fn random_batch(rng: &mut Rng, start: i64, step: i64, rows: usize) -> RecordBatch {
-    let (mut ts, mut host, mut v, mut n) = (vec![], vec![], vec![], vec![]);
+    random_batch_at(rng, start, step, rows, false)
+}
+
+fn random_batch_at(rng: &mut Rng, start: i64, step: i64, rows: usize, moved: bool) -> RecordBatch {
+    let (mut ts, mut host, mut v, mut n, mut site) = (vec![], vec![], vec![], vec![], vec![]);
     for _ in 0..rows {
         let slice = match rng.next(6) {
             0 => rng.next(step as u64 + 1) as i64,
@@ -51,6 +68,7 @@ fn random_batch(rng: &mut Rng, start: i64, step: i64, rows: usize) -> RecordBatc
             h => Some(format!("h{h}")),
         };
         ts.push(t);
+        site.push(site_of(name.as_deref(), moved));
         host.push(name);
         v.push((rng.next(10) != 0).then(|| rng.next(1 << 16) as f64 / 8.0));
         n.push((rng.next(5) != 0).then(|| rng.next(1000) as i64));
@@ -60,6 +78,7 @@ fn random_batch(rng: &mut Rng, start: i64, step: i64, rows: usize) -> RecordBatc
         Arc::new(StringArray::from(host)),
         Arc::new(Float64Array::from(v)),
         Arc::new(Int64Array::from(n)),
+        Arc::new(StringArray::from(site)),
     ];
     RecordBatch::try_new(schema(), columns).unwrap()
 }
@@ -101,6 +120,26 @@ async fn assert_same(lake: &Lake, sql: &str, reference: &str, case: &str) {
     assert!(got == want, "{case}: {got:?}\nreference {want:?}");
 }
 
+/// Whether the index answers a filter on `site` alone for `t` (at `as_of`, e.g. ` FOR VERSION AS
+/// OF 5`, or now); when it does, `site` must be constant within every host, which a plain GROUP
+/// BY checks.
+async fn site_answered_by_index(lake: &Lake, t: &str, as_of: &str) -> bool {
+    let sql = format!("SELECT host, max(ts) FROM {t}{as_of} WHERE site = 's1' GROUP BY host");
+    let answered = from_index(lake, &sql).await;
+    if answered {
+        let varying = rows_of(
+            lake,
+            &format!("SELECT host FROM {t}{as_of} GROUP BY host HAVING count(DISTINCT coalesce(site, '-')) > 1"),
+        )
+        .await;
+        assert!(
+            varying.is_empty(),
+            "{t}{as_of}: site claimed constant, but varies for {varying:?}"
+        );
+    }
+    answered
+}
+
 async fn check(lake: &Lake, t: &str, what: &str) -> i64 {
     let (index, scan) = index_and_scan(lake, t, None).await;
     assert!(index == scan, "{t} after {what}: index {index:?}\nscan {scan:?}");
@@ -133,7 +172,15 @@ async fn check(lake: &Lake, t: &str, what: &str) -> i64 {
     }
     // The newest row of each series among the rows a filter on values keeps: the series whose
     // newest row passes come from the index, the others from the data files.
-    for filter in ["v > 4000", "n IS NOT NULL AND host <> 'h2'", "v < 100 OR n > 990"] {
+    // Filters on the site (constant per host until h5 moves) too, alone and with a value.
+    for filter in [
+        "v > 4000",
+        "n IS NOT NULL AND host <> 'h2'",
+        "v < 100 OR n > 990",
+        "site = 's1'",
+        "site IN ('s0', 's9') AND v > 4000",
+        "site IS NULL OR n < 100",
+    ] {
         assert_same(
             lake,
             &format!(
@@ -181,6 +228,17 @@ async fn last_value_index(backend: Backend) {
         let mut snapshots = vec![check_empty(&lake, t).await];
         for step in 0..24i64 {
             let what = match (step, rng.next(7)) {
+                (16, _) => {
+                    // Host h5 moves to another site: `site` is no longer constant per host.
+                    let a = random_batch_at(&mut rng, start, step, 200, true);
+                    lake.append(t, vec![a], AppendOptions::default()).await.unwrap();
+                    "h5 moved".to_string()
+                }
+                (20, _) => {
+                    // Its rows gone, the rebuilt index finds `site` constant again.
+                    lake.sql(&format!("DELETE FROM {t} WHERE host = 'h5'")).await.unwrap();
+                    "delete of the moved series h5".to_string()
+                }
                 (12, _) => {
                     lake.sql(&format!("ALTER TABLE {t} ADD COLUMN note VARCHAR"))
                         .await
@@ -211,7 +269,9 @@ async fn last_value_index(backend: Backend) {
                     // The newest row of every series written again with another value: the later
                     // write at the same time replaces the entry (last-write-wins replaces the row).
                     let again = lake
-                        .sql(&format!("SELECT ts, host, v + 1 AS v, n FROM \"{t}@last-values\""))
+                        .sql(&format!(
+                            "SELECT ts, host, v + 1 AS v, n, site FROM \"{t}@last-values\""
+                        ))
                         .await
                         .unwrap();
                     lake.append(t, again.batches, AppendOptions::default()).await.unwrap();
@@ -233,6 +293,11 @@ async fn last_value_index(backend: Backend) {
                 }
             };
             let id = check(&lake, t, &what).await;
+            let answered = site_answered_by_index(&lake, t, "").await;
+            match step {
+                0..16 | 20.. => assert!(answered, "{t} after {what}: site not answered by the index"),
+                _ => assert!(!answered, "{t} after {what}: site answered by the index after h5 moved"),
+            }
             if snapshots.last() != Some(&Some(id)) {
                 snapshots.push(Some(id));
             }
@@ -257,6 +322,19 @@ async fn last_value_index(backend: Backend) {
         for s in snapshots.iter().flatten() {
             let (index, scan) = index_and_scan(&lake, t, Some(*s)).await;
             assert!(index == scan, "{t} at snapshot {s}: index {index:?}\nscan {scan:?}");
+            let as_of = format!(" FOR VERSION AS OF {s}");
+            site_answered_by_index(&lake, t, &as_of).await;
+            let cols = columns(t);
+            assert_same(
+                &lake,
+                &format!(
+                    "SELECT {cols} FROM (SELECT *, row_number() OVER (PARTITION BY host ORDER BY ts DESC) AS rn \
+                     FROM {t}{as_of} WHERE site = 's2') WHERE rn = 1 ORDER BY host"
+                ),
+                &format!("SELECT DISTINCT ON (host) {cols} FROM {t}{as_of} WHERE site = 's2' ORDER BY host, ts DESC"),
+                &format!("{t} at snapshot {s}, newest where site = 's2'"),
+            )
+            .await;
         }
 
         // `latest` reads the index: the newest row of every series, all columns.
@@ -371,6 +449,14 @@ async fn newest_row_queries_read_the_index() {
             distinct(&format!("m FOR VERSION AS OF {first}")),
             true,
         ),
+        // A filter on a column constant within each series (a host's site) keeps or drops whole
+        // series: answered from the index.
+        (rn("m WHERE site = 's1'"), distinct("m WHERE site = 's1'"), true),
+        (
+            rn("m WHERE site IN ('s0', 's2') AND host <> 'h3'"),
+            distinct("m WHERE site IN ('s0', 's2') AND host <> 'h3'"),
+            true,
+        ),
         // A filter on a value or on time may pick an older row: scanned.
         (rn("m WHERE v > 1000"), distinct("m WHERE v > 1000"), false),
         (
@@ -475,6 +561,29 @@ async fn newest_row_queries_read_the_index() {
         }
     };
     assert!(split(rn("m WHERE v > 1000")).await);
+    // With a filter on the site too, only that site's hosts whose newest row fails the rest are
+    // read; when the site's every host has its newest row passing, no data file is.
+    let explain = |sql: String| {
+        let lake = lake.clone();
+        async move { rows_of(&lake, &format!("EXPLAIN {sql}")).await.join("\n") }
+    };
+    let mixed = rn("m WHERE site = 's1' AND v > 7000");
+    let notes = explain(mixed.clone()).await;
+    assert!(notes.contains("data files read for the other series"), "{notes}");
+    assert_eq!(
+        rows_of(&lake, &mixed).await,
+        rows_of(&lake, &distinct("m WHERE site = 's1' AND v > 7000")).await
+    );
+    let none_needed = rn("m WHERE site = 's1' AND ts > '1970-01-02T00:00:00Z'");
+    let notes = explain(none_needed.clone()).await;
+    assert!(
+        notes.contains("0 of") && notes.contains("no data file needed for the other series"),
+        "{notes}"
+    );
+    assert_eq!(
+        rows_of(&lake, &none_needed).await,
+        rows_of(&lake, &distinct("m WHERE site = 's1' AND ts > '1970-01-02T00:00:00Z'")).await
+    );
     // `rn = 1` with a condition on the window's rows (high-load: the newest load above 90%).
     let high = "SELECT host, ts, v FROM (SELECT *, row_number() OVER (PARTITION BY host ORDER BY ts DESC) AS rn \
                 FROM m WHERE n > 10) t WHERE rn = 1 AND v > 2000 ORDER BY host";
