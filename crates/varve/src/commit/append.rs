@@ -134,6 +134,9 @@ pub(crate) struct Appender {
     /// The field ids of the columns seen to vary within a series among the rows written so far
     /// (for the index's series-constant columns).
     varying: std::collections::BTreeSet<i32>,
+    /// The latest time (µs) of a row written so far that is not its series' newest (for the
+    /// index's older-rows bound; `i64::MIN` when none).
+    older: i64,
     report: AppendReport,
     started: Instant,
     /// Live data files the commit removes (an overwrite: a rollup refresh replacing buckets).
@@ -175,6 +178,7 @@ impl Appender {
             keys,
             newest: None,
             varying: Default::default(),
+            older: i64::MIN,
             report: AppendReport::default(),
             started: Instant::now(),
             replace: vec![],
@@ -296,6 +300,7 @@ impl Appender {
                 // Within each run (sorted by series key), then between the runs' last rows.
                 let changed = last_value::varying(&run.batch, &self.contract, &constant, true)?;
                 constant.retain(|id| !changed.contains(id));
+                self.older = self.older.max(last_value::older_in_sorted(&run.batch, &self.contract)?);
                 candidates.extend(last_value::last_of_each_series(&run.batch, &self.contract)?);
             }
             if candidates.len() > 1 && !constant.is_empty() {
@@ -307,7 +312,9 @@ impl Appender {
                 .into_iter()
                 .filter(|id| !constant.contains(id))
                 .collect();
-            self.newest = last_value::reduce(&candidates, &self.contract)?;
+            let (newest, lost) = last_value::reduce_with_bound(&candidates, &self.contract)?;
+            self.newest = newest;
+            self.older = self.older.max(lost);
         }
         let sorted = started.elapsed();
         let table_prefix = self.base.ident.prefix();
@@ -472,6 +479,7 @@ impl Appender {
         txn.last_value = last_value::Change::Add {
             newest: self.newest.take(),
             varying: std::mem::take(&mut self.varying),
+            older: std::mem::replace(&mut self.older, i64::MIN),
         };
         if overwrite {
             if !self.replace.is_empty() {

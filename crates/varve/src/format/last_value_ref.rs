@@ -17,6 +17,8 @@ pub(crate) const SUMMARY_BYTES: &str = "varve.last-value-index-bytes";
 /// Snapshot summary key: the Iceberg field ids of the series-constant columns, comma-separated
 /// (empty when none): see [`IndexRef::series_constant`].
 pub(crate) const SUMMARY_SERIES_CONSTANT: &str = "varve.last-value-index-series-constant";
+/// Snapshot summary key: [`IndexRef::older_bound`], µs.
+pub(crate) const SUMMARY_OLDER_BOUND: &str = "varve.last-value-index-older-bound";
 
 /// The index a snapshot names.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -31,6 +33,13 @@ pub(crate) struct IndexRef {
     /// so the index answers it (`query::newest`). Maintained with the index
     /// (`index::last_value`); empty for an index written before it was kept (the key absent).
     pub(crate) series_constant: Vec<i32>,
+    /// A time (µs since the epoch, the time column's value) that no row of the snapshot is later
+    /// than unless it is its series' newest row (the index's entry): so when the index's k-th
+    /// newest entry is later, the k newest rows of the table are the index's k newest entries
+    /// (`query::newest_scan`). `i64::MIN` when every row is an entry; `None` when not known (an
+    /// index written before it was kept). An upper bound, not always the least: a delete or
+    /// retention may remove the row that set it.
+    pub(crate) older_bound: Option<i64>,
 }
 
 impl IndexRef {
@@ -45,17 +54,23 @@ impl IndexRef {
                 .get(SUMMARY_SERIES_CONSTANT)
                 .and_then(|v| v.split(',').filter(|s| !s.is_empty()).map(|s| s.parse().ok()).collect())
                 .unwrap_or_default(),
+            older_bound: p.get(SUMMARY_OLDER_BOUND).and_then(|v| v.parse().ok()),
         })
     }
 
     /// The summary entries naming this index.
-    pub(crate) fn summary(&self) -> [(String, String); 3] {
+    pub(crate) fn summary(&self) -> Vec<(String, String)> {
         let constant: Vec<String> = self.series_constant.iter().map(i32::to_string).collect();
-        [
+        let mut out = vec![
             (SUMMARY_LOCATION.to_string(), self.location.clone()),
             (SUMMARY_BYTES.to_string(), self.bytes.to_string()),
             (SUMMARY_SERIES_CONSTANT.to_string(), constant.join(",")),
-        ]
+        ];
+        out.extend(
+            self.older_bound
+                .map(|b| (SUMMARY_OLDER_BOUND.to_string(), b.to_string())),
+        );
+        out
     }
 }
 

@@ -59,6 +59,15 @@
 //!
 //! Values compare by Arrow's `distinct` (NULL equals NULL; floats by total order, so `-0.0` and
 //! `0.0` differ): equal values give every deterministic filter the same answer.
+//!
+//! # The older-rows bound
+//!
+//! Each index also names a time no row is later than unless it is its series' entry
+//! (`IndexRef::older_bound`): the latest time of any row that lost to another row of its series
+//! in a [`reduce`] (`reduce_with_bound`) or is not the last of its series in an append's sorted
+//! run ([`older_in_sorted`]), and the parent's bound. Appends raise it; compaction, deletes and
+//! retention keep it (it stays an upper bound); a rebuild computes it from every live row. When
+//! the k newest entries are all later than it, they are the table's k newest rows.
 
 use std::collections::{BTreeSet, HashMap};
 
@@ -105,6 +114,9 @@ pub(crate) enum Change {
         /// The field ids of the columns that vary within a series among the added rows ([`varying`];
         /// module docs, "Series-constant columns").
         varying: BTreeSet<i32>,
+        /// The latest time (µs) of an added row that is not the newest added row of its series
+        /// (`i64::MIN` when none; module docs, "The older-rows bound").
+        older: i64,
     },
     /// The same rows, rearranged (compaction).
     Same,
@@ -171,10 +183,11 @@ pub(crate) async fn next(
         Change::Add {
             newest,
             varying: added_varying,
+            older: added_older,
         } => {
-            let (mut parts, mut constant) = match parent_index {
-                Some((ix, prev)) => (vec![prev], ix.series_constant.iter().copied().collect()),
-                None if parent_rows == 0 => (vec![], constant_candidates(schema, &contract)),
+            let (mut parts, mut constant, parent_older) = match parent_index {
+                Some((ix, prev)) => (vec![prev], ix.series_constant.iter().copied().collect(), ix.older_bound),
+                None if parent_rows == 0 => (vec![], constant_candidates(schema, &contract), Some(i64::MIN)),
                 None => return Ok(None),
             };
             constant.retain(|id| !added_varying.contains(id));
@@ -187,8 +200,9 @@ pub(crate) async fn next(
                 let changed = varying(&both, &contract, &constant, false)?;
                 constant.retain(|id| !changed.contains(id));
             }
-            let rows = reduce(&parts, &contract)?.unwrap_or_else(|| RecordBatch::new_empty(schema.clone()));
-            Some((rows, constant))
+            let (rows, lost) = reduce_with_bound(&parts, &contract)?;
+            let rows = rows.unwrap_or_else(|| RecordBatch::new_empty(schema.clone()));
+            Some((rows, constant, parent_older.map(|p| p.max(*added_older).max(lost))))
         }
         Change::Same => match parent_index {
             Some((ix, _)) => return keep(ix),
@@ -200,7 +214,7 @@ pub(crate) async fn next(
         },
         Change::Unknown => None,
     };
-    let (rows, constant) = match rows {
+    let (rows, constant, older_bound) = match rows {
         Some(found) => found,
         None if may_rebuild => rebuild(storage, cache, latest, &contract, added, removed, schema).await?,
         None => {
@@ -224,6 +238,7 @@ pub(crate) async fn next(
         location: storage.location(&path),
         bytes: bytes.len() as u64,
         series_constant,
+        older_bound,
     };
     cache.put_last_values(&index.location, rows);
     Ok(Some(NextIndex {
@@ -288,9 +303,20 @@ pub(crate) fn align_to(batch: &RecordBatch, target: &SchemaRef) -> Result<Record
 ///
 /// Errors: the time or a series key column is missing.
 pub(crate) fn reduce(batches: &[RecordBatch], contract: &TableContract) -> Result<Option<RecordBatch>> {
+    Ok(reduce_with_bound(batches, contract)?.0)
+}
+
+/// [`reduce`], and the latest time (µs) of a row that lost to another row of its series
+/// (`i64::MIN` when none did).
+///
+/// Errors: the time or a series key column is missing.
+pub(crate) fn reduce_with_bound(
+    batches: &[RecordBatch],
+    contract: &TableContract,
+) -> Result<(Option<RecordBatch>, i64)> {
     let batches: Vec<&RecordBatch> = batches.iter().filter(|b| b.num_rows() > 0).collect();
     let Some(first) = batches.first() else {
-        return Ok(None);
+        return Ok((None, i64::MIN));
     };
     let schema = first.schema();
     let all = if batches.len() == 1 {
@@ -340,12 +366,56 @@ pub(crate) fn reduce(batches: &[RecordBatch], contract: &TableContract) -> Resul
         picked.extend(winners.into_iter().map(|i| i as u32));
     }
     if picked.is_empty() {
-        return Ok(None);
+        return Ok((None, i64::MIN));
     }
-    Ok(Some(arrow::compute::take_record_batch(
-        &all,
-        &UInt32Array::from(picked),
-    )?))
+    // The rows not picked lost to their series' newest.
+    let mut is_picked = vec![false; all.num_rows()];
+    for &i in &picked {
+        is_picked[i as usize] = true;
+    }
+    let lost = (0..all.num_rows())
+        .filter(|&i| !is_picked[i] && times.is_valid(i))
+        .map(|i| times.value(i))
+        .max()
+        .unwrap_or(i64::MIN);
+    Ok((
+        Some(arrow::compute::take_record_batch(&all, &UInt32Array::from(picked))?),
+        lost,
+    ))
+}
+
+/// The latest time (µs) of a row of `sorted` (sorted by series key, then time) that is not the
+/// last of its series: the row before each series' last. `i64::MIN` when there is none. Without a
+/// series key, the row before the last.
+///
+/// Errors: the time or a series key column is missing.
+pub(crate) fn older_in_sorted(sorted: &RecordBatch, contract: &TableContract) -> Result<i64> {
+    let Some(time) = contract.time_column.as_deref() else {
+        return Ok(i64::MIN);
+    };
+    if sorted.num_rows() < 2 {
+        return Ok(i64::MIN);
+    }
+    let schema = sorted.schema();
+    let times = arrow::compute::cast(sorted.column(schema.index_of(time)?), &DataType::Int64)?;
+    let times = times.as_primitive::<Int64Type>();
+    let keys = contract
+        .series_key
+        .iter()
+        .map(|k| Ok(sorted.column(schema.index_of(k)?).clone()))
+        .collect::<Result<Vec<ArrayRef>>>()?;
+    let ranges = match keys.is_empty() {
+        true => std::iter::once(0..sorted.num_rows()).collect(),
+        false => arrow::compute::partition(&keys)?.ranges(),
+    };
+    // A NULL time sorts first in its series: the rows before the last are all at most its time
+    // (a table that allows NULL times never uses the bound).
+    Ok(ranges
+        .into_iter()
+        .filter(|r| r.len() >= 2)
+        .filter_map(|r| times.is_valid(r.end - 2).then(|| times.value(r.end - 2)))
+        .max()
+        .unwrap_or(i64::MIN))
 }
 
 /// The last row of each series in `sorted` (sorted by series key, then time): the candidates an
@@ -418,7 +488,7 @@ async fn rebuild(
     added: &[DataFile],
     removed: &[DataFile],
     schema: &SchemaRef,
-) -> Result<(RecordBatch, BTreeSet<i32>)> {
+) -> Result<(RecordBatch, BTreeSet<i32>, Option<i64>)> {
     let md = &latest.metadata;
     let mut live = catalog::live_entries(storage, cache, md, md.current_snapshot_id()).await?;
     let gone: std::collections::HashSet<&str> = removed.iter().map(|f| f.file_path()).collect();
@@ -428,6 +498,7 @@ async fn rebuild(
     let started = std::time::Instant::now();
     let mut acc: Option<RecordBatch> = None;
     let mut constant = constant_candidates(schema, contract);
+    let mut older = i64::MIN;
     if !files.is_empty() {
         let settings = MaintenanceSettings::from_properties(md.properties())?;
         let job = MergeJob {
@@ -456,7 +527,9 @@ async fn rebuild(
             let batch = batch?;
             let changed = varying(&batch, contract, &constant, false)?;
             constant.retain(|id| !changed.contains(id));
-            if let Some(newest) = reduce(std::slice::from_ref(&batch), contract)? {
+            let (newest, lost) = reduce_with_bound(std::slice::from_ref(&batch), contract)?;
+            older = older.max(lost);
+            if let Some(newest) = newest {
                 pending_rows += newest.num_rows();
                 pending.push(newest);
             }
@@ -465,13 +538,13 @@ async fn rebuild(
             if pending_rows > held.max(REBUILD_BATCH_ROWS) {
                 let mut parts: Vec<RecordBatch> = acc.take().into_iter().collect();
                 parts.append(&mut pending);
-                acc = fold(&parts, contract, &mut constant)?;
+                acc = fold(&parts, contract, &mut constant, &mut older)?;
                 pending_rows = 0;
             }
         }
         let mut parts: Vec<RecordBatch> = acc.take().into_iter().collect();
         parts.append(&mut pending);
-        acc = fold(&parts, contract, &mut constant)?;
+        acc = fold(&parts, contract, &mut constant, &mut older)?;
     }
     tracing::debug!(
         table = %latest.ident,
@@ -480,18 +553,30 @@ async fn rebuild(
         ms = started.elapsed().as_secs_f64() * 1e3,
         "last-value index rebuilt"
     );
-    Ok((acc.unwrap_or_else(|| RecordBatch::new_empty(schema.clone())), constant))
+    Ok((
+        acc.unwrap_or_else(|| RecordBatch::new_empty(schema.clone())),
+        constant,
+        Some(older),
+    ))
 }
 
 /// [`reduce`] of `parts` (each series' rows, one schema), after dropping from `constant` the
-/// columns whose value differs between parts for a series (each part's row stands for its rows).
-fn fold(parts: &[RecordBatch], contract: &TableContract, constant: &mut BTreeSet<i32>) -> Result<Option<RecordBatch>> {
+/// columns whose value differs between parts for a series (each part's row stands for its rows),
+/// raising `older` to the latest time of a row that lost.
+fn fold(
+    parts: &[RecordBatch],
+    contract: &TableContract,
+    constant: &mut BTreeSet<i32>,
+    older: &mut i64,
+) -> Result<Option<RecordBatch>> {
     if parts.len() > 1 && !constant.is_empty() {
         let all = arrow::compute::concat_batches(&parts[0].schema(), parts)?;
         let changed = varying(&all, contract, constant, false)?;
         constant.retain(|id| !changed.contains(id));
     }
-    reduce(parts, contract)
+    let (rows, lost) = reduce_with_bound(parts, contract)?;
+    *older = (*older).max(lost);
+    Ok(rows)
 }
 
 /// The field ids a table's series-constant columns are looked for among: every top-level column

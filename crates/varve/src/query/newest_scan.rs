@@ -12,7 +12,7 @@
 
 use std::collections::BTreeSet;
 
-use arrow::array::{Array, RecordBatch};
+use arrow::array::{Array, AsArray, RecordBatch};
 use arrow::compute::{lexsort_to_indices, SortColumn, SortOptions};
 use datafusion::catalog::Session;
 use datafusion::common::{Column, DFSchema, Result, ScalarValue};
@@ -127,27 +127,40 @@ fn series_of(rows: &RecordBatch, contract: &TableContract) -> Result<Option<Expr
     }
 }
 
+/// What a scan under a top-k by time reads ([`top_k_bound`]).
+#[derive(Default)]
+pub(crate) struct TopK {
+    /// Filters every row of the top k passes, to prune by.
+    pub(crate) bound: Vec<Expr>,
+    /// The top k rows themselves, when the index holds them all.
+    pub(crate) rows: Option<RecordBatch>,
+}
+
 /// For a scan marked [`VarveTable::newest_k`]: `time >= T` and `<series key> IN (S)` (two
 /// filters, so that a long list prunes on its own), where S are the series of the first k rows of
-/// the snapshot's last-value index in the top-k's order (after `filters`, which name series-key
+/// the snapshot's last-value index in the top-k's order (after `filters`, which name series
 /// columns only, and the retention bound) and T the k-th one's time. Every row of the top k passes
-/// them (`query::newest`'s module docs). Empty when the index has no more than k series (nothing
-/// to prune) or the snapshot has no readable index.
+/// them (`query::newest`'s module docs). When T is later than the index's older-rows bound
+/// (`IndexRef::older_bound`: no row but an entry is later), those k rows are the top k, and
+/// [`TopK::rows`] holds them. Empty when the index has no more than k series and cannot answer
+/// (nothing to prune) or the snapshot has no readable index.
 ///
 /// Errors: a filter cannot be evaluated on the index's rows.
-pub(crate) async fn top_k_bound(table: &VarveTable, state: &dyn Session, filters: &[Expr]) -> Result<Vec<Expr>> {
+pub(crate) async fn top_k_bound(table: &VarveTable, state: &dyn Session, filters: &[Expr]) -> Result<TopK> {
     let Some(top) = &table.newest_k else {
-        return Ok(vec![]);
+        return Ok(TopK::default());
     };
     let contract = table.table.contract()?;
     let Some(time) = contract.time_column.clone() else {
-        return Ok(vec![]);
+        return Ok(TopK::default());
     };
     let Some(rows) = index_rows(table, state, filters).await? else {
-        return Ok(vec![]);
+        return Ok(TopK::default());
     };
-    if rows.num_rows() <= top.k {
-        return Ok(vec![]);
+    let snapshot = table.snapshot_id.and_then(|id| table.table.metadata.snapshot_by_id(id));
+    let older_bound = snapshot.and_then(|s| IndexRef::of(s)).and_then(|ix| ix.older_bound);
+    if rows.num_rows() < top.k || (rows.num_rows() == top.k && older_bound.is_none()) {
+        return Ok(TopK::default());
     }
     let column = |name: &str| {
         rows.column_by_name(name)
@@ -165,9 +178,24 @@ pub(crate) async fn top_k_bound(table: &VarveTable, state: &dyn Session, filters
         });
     }
     let first = arrow::compute::take_record_batch(&rows, &lexsort_to_indices(&order, Some(top.k))?)?;
-    let kth = ScalarValue::try_from_array(first.column_by_name(&time).expect("sorted"), top.k - 1)?;
+    let times = first.column_by_name(&time).expect("sorted");
+    let kth_micros = arrow::compute::cast(times, &arrow::datatypes::DataType::Int64)?;
+    let kth_micros = kth_micros.as_primitive::<arrow::datatypes::Int64Type>();
+    if older_bound.is_some_and(|b| kth_micros.is_valid(top.k - 1) && kth_micros.value(top.k - 1) > b) {
+        return Ok(TopK {
+            bound: vec![],
+            rows: Some(first),
+        });
+    }
+    if rows.num_rows() == top.k {
+        return Ok(TopK::default());
+    }
+    let kth = ScalarValue::try_from_array(times, top.k - 1)?;
     let newer = col(&time).gt_eq(lit(kth));
-    Ok(std::iter::once(newer).chain(series_of(&first, &contract)?).collect())
+    Ok(TopK {
+        bound: std::iter::once(newer).chain(series_of(&first, &contract)?).collect(),
+        rows: None,
+    })
 }
 
 /// How a scan marked [`VarveTable::newest_filtered`] reads, from [`split_by_index`].

@@ -55,6 +55,8 @@ pub(crate) struct ScanNote {
     pub(crate) last_values: bool,
     /// Under a top-k by time, the scan read only the series the last-value index named (k).
     pub(crate) newest_k: Option<usize>,
+    /// Under a top-k by time, the k rows came from the last-value index (`newest_k` is k).
+    pub(crate) newest_k_from_index: bool,
     /// Under a newest row per series with filters: the series answered from the index.
     pub(crate) index_series: Option<usize>,
     /// Under `GROUP BY time_bucket(...) ORDER BY ... DESC LIMIT k`: the scan kept the rows of the
@@ -254,11 +256,33 @@ impl VarveTable {
                 newest_buckets = Some(marked.k);
             }
         }
-        // Under a top-k by time: only the rows that can be among its k (the sort above picks them).
+        // Under a top-k by time: only the rows that can be among its k (the sort above picks them),
+        // or the k rows themselves when the index holds them.
         let mut newest_k = None;
-        let bound = crate::query::newest_scan::top_k_bound(self, state, &filters).await?;
-        if !bound.is_empty() {
-            filters.extend(bound);
+        let top = crate::query::newest_scan::top_k_bound(self, state, &filters).await?;
+        if let Some(rows) = top.rows {
+            if let Ok(mut notes) = self.env.scans.lock() {
+                notes.push(ScanNote {
+                    table: self.table.ident.to_string(),
+                    snapshot_id: self.snapshot_id,
+                    files_total: live.as_ref().map_or(0, |l| l.len()),
+                    files_read: 0,
+                    last_values: false,
+                    newest_k: self.newest_k.as_ref().map(|n| n.k),
+                    newest_k_from_index: true,
+                    index_series: None,
+                    newest_buckets: None,
+                });
+            }
+            return datafusion::datasource::memory::MemorySourceConfig::try_new_exec(
+                &[vec![rows]],
+                self.schema.clone(),
+                projection.cloned(),
+            )
+            .map(|e| e as Arc<dyn ExecutionPlan>);
+        }
+        if !top.bound.is_empty() {
+            filters.extend(top.bound);
             newest_k = self.newest_k.as_ref().map(|n| n.k);
         }
         // Under a newest row per series with filters: only the series the index did not answer.
@@ -335,6 +359,7 @@ impl VarveTable {
                 files_read: kept.len(),
                 last_values: self.last_values.is_some(),
                 newest_k,
+                newest_k_from_index: false,
                 index_series,
                 newest_buckets,
             });

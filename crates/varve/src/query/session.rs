@@ -750,6 +750,9 @@ impl Prepared {
                             );
                         }
                         let newest = match (n.newest_k, n.index_series) {
+                            (Some(k), _) if n.newest_k_from_index => format!(
+                                "; the {k} newest rows taken from the last-value index (no other row is as new)"
+                            ),
                             (Some(k), _) => format!(
                                 "; only the {k} series the last-value index puts first, from the k-th one's time"
                             ),

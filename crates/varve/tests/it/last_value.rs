@@ -511,9 +511,10 @@ async fn newest_row_queries_read_the_index() {
         let lake = lake.clone();
         async move {
             let notes = rows_of(&lake, &format!("EXPLAIN {sql}")).await;
-            notes
-                .iter()
-                .any(|l| l.contains("only the 3 series the last-value index puts first"))
+            notes.iter().any(|l| {
+                l.contains("only the 3 series the last-value index puts first")
+                    || l.contains("the 3 newest rows taken from the last-value index")
+            })
         }
     };
     assert!(narrowed("SELECT * FROM m ORDER BY ts DESC LIMIT 3".into()).await);
@@ -617,4 +618,104 @@ async fn newest_row_queries_read_the_index() {
         assert!(e.message().contains("read-only"), "{sql}: {e}");
     }
     assert_eq!(rows_of(&lake, "SELECT count(*) FROM m").await, rows);
+}
+
+/// The k newest rows come from the index alone while its k-th newest entry is later than every
+/// row that is not an entry (the older-rows bound): after appends of a regular grid, a late row,
+/// compaction and a delete; a row at the same time as a series' newest (a second reading of that
+/// time) makes the index narrow the scan instead. Each answer equals a window over every row.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn newest_rows_by_time_from_the_index_alone() {
+    let backend = Backend::local();
+    let lake = backend.open();
+    let contract = TableContract::time_series("ts").with_series_key(["host"]);
+    lake.create_table("g", &schema(), &contract).await.unwrap();
+    let props: HashMap<String, String> = [("varve.auto-maintain".to_string(), "false".to_string())].into();
+    lake.set_properties("g", &props, &[]).await.unwrap();
+    let start = 1_767_225_600_000_000i64; // 2026-01-01T00:00:00Z
+                                          // `rows` as (host, seconds after start, v).
+    let batch = |rows: &[(&str, i64, f64)]| {
+        let columns: Vec<ArrayRef> = vec![
+            Arc::new(
+                TimestampMicrosecondArray::from(rows.iter().map(|r| start + r.1 * 1_000_000).collect::<Vec<_>>())
+                    .with_timezone("UTC"),
+            ),
+            Arc::new(StringArray::from(rows.iter().map(|r| Some(r.0)).collect::<Vec<_>>())),
+            Arc::new(Float64Array::from(rows.iter().map(|r| Some(r.2)).collect::<Vec<_>>())),
+            Arc::new(Int64Array::from(vec![Some(1); rows.len()])),
+            Arc::new(StringArray::from(
+                rows.iter().map(|r| site_of(Some(r.0), false)).collect::<Vec<_>>(),
+            )),
+        ];
+        RecordBatch::try_new(schema(), columns).unwrap()
+    };
+    // Four hosts every 10 s for 5 minutes, in two appends; h3 stops a minute early.
+    for half in 0..2i64 {
+        let mut rows = vec![];
+        for t in (half * 150..(half + 1) * 150).step_by(10) {
+            for (i, h) in ["h0", "h1", "h2", "h3"].iter().enumerate() {
+                if *h != "h3" || t < 240 {
+                    rows.push((*h, t, (t * 10 + i as i64) as f64));
+                }
+            }
+        }
+        lake.append("g", vec![batch(&rows)], AppendOptions::default())
+            .await
+            .unwrap();
+    }
+    let explain = |sql: String| {
+        let lake = lake.clone();
+        async move { rows_of(&lake, &format!("EXPLAIN {sql}")).await.join("\n") }
+    };
+    // (Two readings of one host at one time tie in the order: then only host and ts compare.)
+    let check = |what: &'static str, k: usize, from_index: bool| {
+        let lake = lake.clone();
+        let explain = explain.clone();
+        let cols = match what.contains("second reading") {
+            true => "host, ts",
+            false => "host, ts, v",
+        };
+        async move {
+            for order in ["ts DESC, host", "ts DESC, host DESC"] {
+                let sql = format!("SELECT {cols} FROM g ORDER BY {order} LIMIT {k}");
+                let notes = explain(sql.clone()).await;
+                let answered = notes.contains(&format!("the {k} newest rows taken from the last-value index"));
+                assert_eq!(answered, from_index, "{what}: {sql}\n{notes}");
+                let reference = format!(
+                    "SELECT {cols} FROM (SELECT *, row_number() OVER (ORDER BY {order}) AS rn FROM g) \
+                     WHERE rn <= {k} ORDER BY {order}"
+                );
+                assert_same(&lake, &sql, &reference, &format!("{what}, top {k} by {order}")).await;
+            }
+        }
+    };
+    // The three hosts at 290 s are newer than every other row (at most 280 s).
+    check("two appends", 3, true).await;
+    check("two appends", 2, true).await;
+    // The fourth newest entry (h3 at 230 s) is older than other rows: narrowed, not answered.
+    check("two appends", 4, false).await;
+    // A late row leaves the newest entries and the bound as they were.
+    lake.append("g", vec![batch(&[("h1", 5, -1.0)])], AppendOptions::default())
+        .await
+        .unwrap();
+    check("a late row", 3, true).await;
+    // Compaction keeps them.
+    let opts = MaintainOptions {
+        expire: false,
+        orphans: false,
+        ..Default::default()
+    };
+    lake.maintain("g", &opts).await.unwrap();
+    check("compaction", 3, true).await;
+    // A second reading of h2 at 290 s: not an entry, as new as the entries.
+    lake.append("g", vec![batch(&[("h2", 290, -2.0)])], AppendOptions::default())
+        .await
+        .unwrap();
+    check("a second reading at the newest time", 3, false).await;
+    // Both of h2's readings at 290 s go: the index is rebuilt, and its bound with it.
+    lake.sql("DELETE FROM g WHERE host = 'h2' AND ts >= '2026-01-01T00:04:50Z'")
+        .await
+        .unwrap();
+    check("a delete of h2's newest", 2, true).await;
+    check("a delete of h2's newest", 3, false).await;
 }
