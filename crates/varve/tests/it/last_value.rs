@@ -670,7 +670,6 @@ async fn newest_rows_by_time_from_the_index_alone() {
     // (Two readings of one host at one time tie in the order: then only host and ts compare.)
     let check = |what: &'static str, k: usize, from_index: bool| {
         let lake = lake.clone();
-        let explain = explain.clone();
         let cols = match what.contains("second reading") {
             true => "host, ts",
             false => "host, ts, v",
