@@ -12,16 +12,31 @@
 //! from a stale head to the Iceberg metadata). [`settle`] waits for all of it, so that a process
 //! about to exit (the CLI) leaves the hint right; [`settle_published`] waits for the publishing
 //! only (the Python binding, whose callers read with DuckDB right after a write).
+//!
+//! What is pending is kept per process id: a process forked while work was running (Python's
+//! `multiprocessing`) has none of the parent's tasks, and must not wait for them.
 
 use std::future::Future;
 use std::sync::{LazyLock, Mutex};
 
 use tokio::task::JoinHandle;
 
-/// Everything started and not yet waited for.
-static PENDING: LazyLock<Mutex<Vec<JoinHandle<()>>>> = LazyLock::new(|| Mutex::new(Vec::new()));
+/// Everything started and not yet waited for, by the process that started it.
+static PENDING: LazyLock<Mutex<(u32, Vec<JoinHandle<()>>)>> = LazyLock::new(|| Mutex::new((0, Vec::new())));
 /// The publishing of commits among them.
-static PUBLISHING: LazyLock<Mutex<Vec<tokio::sync::watch::Receiver<bool>>>> = LazyLock::new(|| Mutex::new(Vec::new()));
+static PUBLISHING: LazyLock<Mutex<(u32, Vec<tokio::sync::watch::Receiver<bool>>)>> =
+    LazyLock::new(|| Mutex::new((0, Vec::new())));
+
+/// The list of this process: emptied first when it was filled by another (before a fork).
+fn ours<T>(slot: &mut (u32, Vec<T>)) -> &mut Vec<T> {
+    let pid = std::process::id();
+    if slot.0 != pid {
+        // The parent's tasks do not exist here; their handles are not ours to drop either.
+        std::mem::forget(std::mem::take(&mut slot.1));
+        slot.0 = pid;
+    }
+    &mut slot.1
+}
 
 /// Runs `work` on the current tokio runtime without waiting for it. Outside a runtime it is
 /// dropped (it is only ever best effort).
@@ -31,6 +46,7 @@ pub(crate) fn spawn(work: impl Future<Output = ()> + Send + 'static) {
     };
     let handle = rt.spawn(work);
     if let Ok(mut p) = PENDING.lock() {
+        let p = ours(&mut p);
         p.retain(|h| !h.is_finished());
         p.push(handle);
     }
@@ -40,6 +56,7 @@ pub(crate) fn spawn(work: impl Future<Output = ()> + Send + 'static) {
 pub(crate) fn spawn_publish(work: impl Future<Output = ()> + Send + 'static) {
     let (done, watch) = tokio::sync::watch::channel(false);
     if let Ok(mut p) = PUBLISHING.lock() {
+        let p = ours(&mut p);
         p.retain(|w| !*w.borrow());
         p.push(watch);
     }
@@ -55,7 +72,7 @@ pub(crate) fn spawn_publish(work: impl Future<Output = ()> + Send + 'static) {
 pub async fn settle() {
     loop {
         let handles: Vec<JoinHandle<()>> = match PENDING.lock() {
-            Ok(mut p) => std::mem::take(&mut *p),
+            Ok(mut p) => std::mem::take(ours(&mut p)),
             Err(_) => return,
         };
         if handles.is_empty() {
@@ -74,6 +91,7 @@ pub async fn settle_published() {
     // Cloned, not taken: another thread settling at the same time waits for them too.
     let watches: Vec<tokio::sync::watch::Receiver<bool>> = match PUBLISHING.lock() {
         Ok(mut p) => {
+            let p = ours(&mut p);
             p.retain(|w| !*w.borrow());
             p.clone()
         }

@@ -301,6 +301,11 @@ impl Lake {
 
     /// Appends `batches` to a table in one snapshot (one commit).
     ///
+    /// It returns once the commit is made (Varve readers see it at once); the version hint that
+    /// plain Iceberg readers (DuckDB) follow and the head object are written after, in the
+    /// background: call [`crate::settle_published`] before reading with another engine, and
+    /// [`crate::settle`] before the process exits.
+    ///
     /// Errors: [`crate::ErrorKind::NotFound`]; [`crate::ErrorKind::InvalidInput`] or
     /// [`crate::ErrorKind::SchemaMismatch`] naming column and row (nothing is written then);
     /// [`crate::ErrorKind::Conflict`] (retryable) when other writers won every commit attempt.

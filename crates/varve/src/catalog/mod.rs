@@ -510,7 +510,8 @@ pub(crate) type HeadWrite = (Arc<TableMetadata>, Bytes, Option<String>, Vec<head
 
 /// The newest version of each table (by its hint's location and its uuid) whose publishing this
 /// process started: publishing one version waits for the one before, and is skipped when a
-/// newer one went first, so that neither the hint nor the head moves back.
+/// newer one went first, so that neither the hint nor the head moves back. Keyed by process id
+/// too: a forked child must not wait on a gate its parent held at the fork.
 static PUBLISHED: LazyLock<Mutex<HashMap<String, Arc<tokio::sync::Mutex<u64>>>>> =
     LazyLock::new(|| Mutex::new(HashMap::new()));
 
@@ -527,7 +528,11 @@ pub(crate) fn publish_later(
     version: u64,
     head: Option<HeadWrite>,
 ) {
-    let key = format!("{}#{uuid}", storage.location(&ident.version_hint()));
+    let key = format!(
+        "{}#{uuid}#{}",
+        storage.location(&ident.version_hint()),
+        std::process::id()
+    );
     let gate = match PUBLISHED.lock() {
         Ok(mut m) => m.entry(key).or_default().clone(),
         Err(_) => return,

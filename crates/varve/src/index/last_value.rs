@@ -227,13 +227,20 @@ pub(crate) async fn next(
         .ident
         .metadata_dir()
         .join(format!("last-value-{}.parquet", uuid::Uuid::now_v7()));
-    // Only columns of the new schema (a dropped column's id is gone).
-    let series_constant = schema
-        .fields()
-        .iter()
-        .filter_map(|f| field_id(f))
-        .filter(|id| constant.contains(id))
-        .collect();
+    // Only columns of the new schema (a dropped column's id is gone). A NULL time is never an
+    // entry, so a series' rows at NULL times escape both claims: a table that allows them makes
+    // none (readers use neither then).
+    let time_required = schema.field_with_name(&time).is_ok_and(|f| !f.is_nullable());
+    let series_constant = match time_required {
+        true => schema
+            .fields()
+            .iter()
+            .filter_map(|f| field_id(f))
+            .filter(|id| constant.contains(id))
+            .collect(),
+        false => vec![],
+    };
+    let older_bound = older_bound.filter(|_| time_required);
     let index = IndexRef {
         location: storage.location(&path),
         bytes: bytes.len() as u64,

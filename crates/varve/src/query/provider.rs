@@ -219,6 +219,8 @@ impl VarveTable {
         if pushdown {
             source = source.with_pushdown_filters(true).with_reorder_filters(true);
         }
+        // (Pushed filters would leave fewer than k buckets: the newest-buckets bound needs none.)
+        let none_pushed = filters.is_empty();
         let mut filters = filters.to_vec();
         // Rows older than the table's retention are never seen, even before maintenance drops
         // their files: the bound prunes files and is applied row by row in the scan.
@@ -249,7 +251,7 @@ impl VarveTable {
         };
         // Under the newest k time buckets: only their time range.
         let mut newest_buckets = None;
-        if let (Some(marked), Some(files)) = (&self.newest_buckets, &live) {
+        if let (Some(marked), Some(files), true) = (&self.newest_buckets, &live, none_pushed) {
             let bound = crate::query::newest_buckets::bound(self, state, marked, files, retention.as_ref())?;
             if let Some(bound) = bound {
                 filters.push(bound);
