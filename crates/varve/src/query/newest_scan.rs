@@ -198,6 +198,50 @@ pub(crate) async fn top_k_bound(table: &VarveTable, state: &dyn Session, filters
     })
 }
 
+/// For any scan of the data files: `<series key> IN (S)`, where S are the series whose index
+/// entry passes the filters that name series-constant columns ([`series_columns`]; filters on the
+/// series key alone already prune). Every row those filters keep is of such a series (its
+/// constant columns hold its entry's values), so the list only prunes: after compaction, when
+/// files are sorted by series key, "one fleet's trucks" reads only their row groups and pages.
+/// `None` when no filter qualifies, without a readable index, or for several key columns and many
+/// series; `false` when no series passes.
+///
+/// Errors: a filter cannot be evaluated on the index's rows.
+pub(crate) async fn series_of_constant_filters(
+    table: &VarveTable,
+    state: &dyn Session,
+    filters: &[Expr],
+) -> Result<Option<(Expr, usize)>> {
+    let contract = table.table.contract()?;
+    if contract.series_key.is_empty() || table.last_values.is_some() {
+        return Ok(None);
+    }
+    let whole = series_columns(table, &contract);
+    if whole.len() == contract.series_key.len() {
+        return Ok(None);
+    }
+    let on_constant: Vec<Expr> = filters
+        .iter()
+        .filter(|e| {
+            let refs = e.column_refs();
+            !e.is_volatile()
+                && refs.iter().all(|c| whole.contains(&c.name))
+                && refs.iter().any(|c| !contract.series_key.contains(&c.name))
+        })
+        .cloned()
+        .collect();
+    if on_constant.is_empty() {
+        return Ok(None);
+    }
+    let Some(rows) = index_rows(table, state, &on_constant).await? else {
+        return Ok(None);
+    };
+    if rows.num_rows() == 0 {
+        return Ok(Some((lit(false), 0)));
+    }
+    Ok(series_of(&rows, &contract)?.map(|e| (e, rows.num_rows())))
+}
+
 /// How a scan marked [`VarveTable::newest_filtered`] reads, from [`split_by_index`].
 pub(crate) struct Split {
     /// The index rows that pass the filters: each its series' newest row among those it keeps.

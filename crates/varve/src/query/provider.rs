@@ -57,6 +57,9 @@ pub(crate) struct ScanNote {
     pub(crate) newest_k: Option<usize>,
     /// Under a top-k by time, the k rows came from the last-value index (`newest_k` is k).
     pub(crate) newest_k_from_index: bool,
+    /// A filter on series-constant columns selected this many series, by the last-value index
+    /// (`query::newest_scan::series_of_constant_filters`).
+    pub(crate) constant_series: Option<usize>,
     /// Under a newest row per series with filters: the series answered from the index.
     pub(crate) index_series: Option<usize>,
     /// Under `GROUP BY time_bucket(...) ORDER BY ... DESC LIMIT k`: the scan kept the rows of the
@@ -272,6 +275,7 @@ impl VarveTable {
                     last_values: false,
                     newest_k: self.newest_k.as_ref().map(|n| n.k),
                     newest_k_from_index: true,
+                    constant_series: None,
                     index_series: None,
                     newest_buckets: None,
                 });
@@ -292,6 +296,12 @@ impl VarveTable {
         if let Some((others, answered)) = split {
             filters.push(others);
             index_series = Some(answered);
+        }
+        // A filter on series-constant columns (a fleet) names its series through the index.
+        let mut constant_series = None;
+        if let Some((series, n)) = crate::query::newest_scan::series_of_constant_filters(self, state, &filters).await? {
+            filters.push(series);
+            constant_series = Some(n);
         }
         // Pruning (files here; row groups and pages in the scan) by long `IN` lists too.
         // With filters applied row by row in the scan, the equalities would be evaluated on every
@@ -362,6 +372,7 @@ impl VarveTable {
                 last_values: self.last_values.is_some(),
                 newest_k,
                 newest_k_from_index: false,
+                constant_series,
                 index_series,
                 newest_buckets,
             });

@@ -772,8 +772,14 @@ impl Prepared {
                                 None => String::new(),
                             },
                         };
+                        let constant = match n.constant_series {
+                            Some(s) => format!(
+                                "; the filter on series-constant columns keeps {s} series (from the last-value index)"
+                            ),
+                            None => String::new(),
+                        };
                         format!(
-                            "{}{snapshot}: {} of {} data files read, {} pruned by partition and column bounds{newest}",
+                            "{}{snapshot}: {} of {} data files read, {} pruned by partition and column bounds{newest}{constant}",
                             n.table,
                             n.files_read,
                             n.files_total,
