@@ -12,7 +12,7 @@
 
 use std::collections::BTreeSet;
 
-use arrow::array::{Array, AsArray, RecordBatch};
+use arrow::array::{Array, AsArray, BooleanArray, RecordBatch};
 use arrow::compute::{lexsort_to_indices, SortColumn, SortOptions};
 use datafusion::catalog::Session;
 use datafusion::common::{Column, DFSchema, Result, ScalarValue};
@@ -38,11 +38,7 @@ fn col(name: &str) -> Expr {
 /// matched to the table's columns by field id). A filter on these alone keeps or drops whole
 /// series.
 pub(crate) fn series_columns(table: &VarveTable, contract: &TableContract) -> BTreeSet<String> {
-    let snapshot = table.snapshot_id.and_then(|id| table.table.metadata.snapshot_by_id(id));
-    let constant = snapshot
-        .and_then(|s| IndexRef::of(s))
-        .map(|ix| ix.series_constant)
-        .unwrap_or_default();
+    let constant = index_of(table).map(|ix| ix.series_constant).unwrap_or_default();
     let by_id = table
         .schema
         .fields()
@@ -52,20 +48,45 @@ pub(crate) fn series_columns(table: &VarveTable, contract: &TableContract) -> BT
     contract.series_key.iter().cloned().chain(by_id).collect()
 }
 
-/// The rows of `rows` that `filters` keep (all of them when there is none).
+/// The index the table's snapshot names, if any.
+fn index_of(table: &VarveTable) -> Option<IndexRef> {
+    let snapshot = table
+        .snapshot_id
+        .and_then(|id| table.table.metadata.snapshot_by_id(id))?;
+    IndexRef::of(snapshot)
+}
+
+/// Which of `rows` pass `filters`, NULL counted as failing (as a filter drops the row); `None`
+/// when there is no filter.
 ///
 /// Errors: a filter cannot be evaluated on the rows.
-fn keep(rows: &RecordBatch, table: &VarveTable, state: &dyn Session, filters: &[Expr]) -> Result<RecordBatch> {
+fn passing(
+    rows: &RecordBatch,
+    table: &VarveTable,
+    state: &dyn Session,
+    filters: &[Expr],
+) -> Result<Option<BooleanArray>> {
     let Some(p) = conjunction(filters.to_vec()) else {
-        return Ok(rows.clone());
+        return Ok(None);
     };
     let df_schema = DFSchema::try_from(table.schema.as_ref().clone())?;
     let kept = state.create_physical_expr(p, &df_schema)?.evaluate(rows)?;
     let kept = kept.into_array(rows.num_rows())?;
-    Ok(arrow::compute::filter_record_batch(
-        rows,
-        datafusion::common::cast::as_boolean_array(&kept)?,
-    )?)
+    let kept = datafusion::common::cast::as_boolean_array(&kept)?;
+    Ok(Some(match kept.null_count() {
+        0 => kept.clone(),
+        _ => arrow::compute::prep_null_mask_filter(kept),
+    }))
+}
+
+/// The rows of `rows` that `filters` keep (all of them when there is none).
+///
+/// Errors: a filter cannot be evaluated on the rows.
+fn keep(rows: &RecordBatch, table: &VarveTable, state: &dyn Session, filters: &[Expr]) -> Result<RecordBatch> {
+    Ok(match passing(rows, table, state, filters)? {
+        Some(kept) => arrow::compute::filter_record_batch(rows, &kept)?,
+        None => rows.clone(),
+    })
 }
 
 /// The snapshot's index rows in the table's schema that pass `filters` (all of them when there
@@ -73,8 +94,7 @@ fn keep(rows: &RecordBatch, table: &VarveTable, state: &dyn Session, filters: &[
 ///
 /// Errors: a filter cannot be evaluated on the index's rows.
 async fn index_rows(table: &VarveTable, state: &dyn Session, filters: &[Expr]) -> Result<Option<RecordBatch>> {
-    let snapshot = table.snapshot_id.and_then(|id| table.table.metadata.snapshot_by_id(id));
-    let Some(ix) = snapshot.and_then(|s| IndexRef::of(s)) else {
+    let Some(ix) = index_of(table) else {
         return Ok(None);
     };
     // An index that cannot be read only costs the shortcut: the scan reads the data files.
@@ -157,8 +177,7 @@ pub(crate) async fn top_k_bound(table: &VarveTable, state: &dyn Session, filters
     let Some(rows) = index_rows(table, state, filters).await? else {
         return Ok(TopK::default());
     };
-    let snapshot = table.snapshot_id.and_then(|id| table.table.metadata.snapshot_by_id(id));
-    let older_bound = snapshot.and_then(|s| IndexRef::of(s)).and_then(|ix| ix.older_bound);
+    let older_bound = index_of(table).and_then(|ix| ix.older_bound);
     if rows.num_rows() < top.k || (rows.num_rows() == top.k && older_bound.is_none()) {
         return Ok(TopK::default());
     }
@@ -273,22 +292,9 @@ pub(crate) async fn split_by_index(table: &VarveTable, state: &dyn Session, filt
         };
         // The series that pass the whole-series filters: answered by their newest row when it
         // passes the rest too, else read from the data files.
-        let rest_passes = conjunction(rest).map_or(Ok(None), |p| {
-            let df_schema = DFSchema::try_from(table.schema.as_ref().clone())?;
-            let passes = state.create_physical_expr(p, &df_schema)?.evaluate(&candidates)?;
-            let passes = passes.into_array(candidates.num_rows())?;
-            Ok::<_, datafusion::error::DataFusionError>(Some(
-                datafusion::common::cast::as_boolean_array(&passes)?.clone(),
-            ))
-        })?;
-        let (answered, unanswered) = match rest_passes {
+        let (answered, unanswered) = match passing(&candidates, table, state, &rest)? {
             None => (candidates, None),
             Some(passes) => {
-                // NULL (unknown) counts as failing, as a filter drops the row.
-                let passes = match passes.null_count() {
-                    0 => passes,
-                    _ => arrow::compute::prep_null_mask_filter(&passes),
-                };
                 let fails = arrow::compute::not(&passes)?;
                 (
                     arrow::compute::filter_record_batch(&candidates, &passes)?,
