@@ -206,10 +206,9 @@ impl VarveTable {
     ) -> datafusion::common::Result<Arc<dyn ExecutionPlan>> {
         // Footers come from the lake's cache (`catalog::cache`) when a query read them before.
         let store_url = ObjectStoreUrl::parse(STORE_URL)?;
-        let footers = CachedFooters::new(
-            state.runtime_env().object_store(&store_url)?,
-            state.runtime_env().cache_manager.get_file_metadata_cache(),
-        );
+        let footers_store = state.runtime_env().object_store(&store_url)?;
+        let footers_cache = state.runtime_env().cache_manager.get_file_metadata_cache();
+        let footers = CachedFooters::new(footers_store.clone(), footers_cache.clone());
         let mut source = ParquetSource::new(self.schema.clone())
             .with_enable_page_index(true)
             .with_parquet_file_reader_factory(Arc::new(footers));
@@ -297,23 +296,31 @@ impl VarveTable {
             filters.push(others);
             index_series = Some(answered);
         }
-        // A filter on series-constant columns (a fleet) names its series through the index.
+        // Filters applied row by row in the scan (else the scan's predicate only prunes).
+        let row_filtering = pushdown || retention.is_some();
+        // Lists that only prune (files, then pages at planning: `query::page_pruning`).
+        let mut prune_only: Vec<Expr> = Vec::new();
+        // A filter on series-constant columns (a fleet) names its series through the index: a
+        // list that only prunes, since the filter itself is applied.
         let mut constant_series = None;
         if let Some((series, n)) = crate::query::newest_scan::series_of_constant_filters(self, state, &filters).await? {
-            filters.push(series);
+            match row_filtering {
+                true => prune_only.push(in_list_pruning(std::slice::from_ref(&series)).pop().unwrap_or(series)),
+                false => filters.push(series),
+            }
             constant_series = Some(n);
         }
-        // Pruning (files here; row groups and pages in the scan) by long `IN` lists too.
-        // With filters applied row by row in the scan, the equalities would be evaluated on every
-        // row too: then they prune files only (below).
+        // Pruning by long `IN` lists too, which DataFusion's pruning leaves out, as equalities.
+        // Applied row by row, the equalities would be evaluated on every row: then they only prune.
         let long_lists = in_list_pruning(&filters);
-        let file_pruning = match pushdown && !long_lists.is_empty() {
-            true => conjunction(filters.iter().cloned().chain(long_lists.iter().cloned())),
-            false => None,
-        };
-        if !pushdown {
-            filters.extend(long_lists);
+        match row_filtering {
+            true => prune_only.extend(long_lists),
+            false => filters.extend(long_lists),
         }
+        let file_pruning = match prune_only.is_empty() {
+            false => conjunction(filters.iter().cloned().chain(prune_only.iter().cloned())),
+            true => None,
+        };
         let df_schema = DFSchema::try_from(self.schema.as_ref().clone())?;
         let predicate = match conjunction(filters) {
             Some(predicate) => {
@@ -323,15 +330,15 @@ impl VarveTable {
             }
             None => None,
         };
-        // (path, bytes, rows, statistics) of each file to read.
-        let mut kept: Vec<(String, u64, u64, Option<Arc<Statistics>>)> = Vec::new();
+        // Each file to read, with its rows.
+        let mut kept: Vec<(PartitionedFile, u64)> = Vec::new();
         let files_total;
         match &self.last_values {
             Some(ix) => {
                 // The snapshot's last-value index stands for its data files: one small file.
                 files_total = 1;
                 let path = self.env.storage.path_of(&ix.location)?;
-                kept.push((path.to_string(), ix.bytes, 0, None));
+                kept.push((PartitionedFile::new(path.to_string(), ix.bytes), 0));
             }
             None => {
                 let files = live.unwrap_or_default();
@@ -353,13 +360,19 @@ impl VarveTable {
                 for (i, f) in files.iter().enumerate().filter(|(i, _)| keep[*i]) {
                     let path = self.env.storage.path_of(f.file_path())?;
                     self.env.storage.know_size(&path, f.file_size_in_bytes());
-                    let file_stats = Arc::new(stats.file_statistics(i));
-                    kept.push((
-                        path.to_string(),
-                        f.file_size_in_bytes(),
-                        f.record_count(),
-                        Some(file_stats),
-                    ));
+                    let file = PartitionedFile::new(path.to_string(), f.file_size_in_bytes())
+                        .with_statistics(Arc::new(stats.file_statistics(i)));
+                    kept.push((file, f.record_count()));
+                }
+                if let Some(prune) = conjunction(prune_only) {
+                    kept = crate::query::page_pruning::prune_pages(
+                        footers_store.clone(),
+                        footers_cache.clone(),
+                        kept,
+                        &self.schema,
+                        &prune,
+                    )
+                    .await;
                 }
             }
         }
@@ -390,12 +403,8 @@ impl VarveTable {
         let groups_n = state.config().target_partitions().max(1).min(kept.len().max(1));
         let mut groups: Vec<Vec<PartitionedFile>> = vec![vec![]; groups_n];
         let mut rows = 0u64;
-        for (i, (path, bytes, n, file_stats)) in kept.into_iter().enumerate() {
+        for (i, (file, n)) in kept.into_iter().enumerate() {
             rows += n;
-            let mut file = PartitionedFile::new(path, bytes);
-            if let Some(s) = file_stats {
-                file = file.with_statistics(s);
-            }
             groups[i % groups_n].push(file);
         }
         let mut statistics = Statistics::new_unknown(&self.schema);
