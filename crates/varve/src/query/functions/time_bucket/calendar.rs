@@ -149,6 +149,23 @@ impl Bucketer {
         Some(b)
     }
 
+    /// `(width, a bucket start)` in ns when the buckets are one fixed grid of instants: lengths
+    /// of time, or days in UTC, with no offset in months. [`Bucketer::bucket`] is then
+    /// `start + (t - start).div_euclid(width) * width`, which a kernel computes without the
+    /// calendar (`time_bucket`'s arrays).
+    pub(crate) fn fixed_grid(&self) -> Option<(i128, i128)> {
+        if self.offset.months != 0 {
+            return None;
+        }
+        match self.width {
+            Width::Nanos(w) => Some((w, self.origin_instant + self.offset.nanos)),
+            Width::Days(d) if self.zone.is_none() => {
+                Some((d as i128 * NANOS_PER_DAY, self.origin_wall + self.offset.nanos))
+            }
+            _ => None,
+        }
+    }
+
     /// The start (an instant, ns) of the bucket holding the instant `t` (ns), or `None` when a
     /// time on the way is outside the calendar's range (about ±262,000 years).
     pub(crate) fn bucket(&self, t: i128) -> Option<i128> {

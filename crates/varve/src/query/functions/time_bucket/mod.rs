@@ -192,7 +192,24 @@ pub(crate) fn unit_nanos(u: TimeUnit) -> i128 {
 fn bucket_all<T: ArrowTimestampType>(ts: &ArrayRef, b: &Bucketer) -> Result<ArrayRef> {
     let per = unit_nanos(T::UNIT);
     let values: &PrimitiveArray<T> = ts.as_primitive();
+    // One fixed grid in the array's unit: integer arithmetic on the values (the calendar's i128
+    // nanoseconds cost several times more per row); a value whose arithmetic would overflow takes
+    // the calendar's way, which says why it fails.
+    let grid = b.fixed_grid().and_then(|(w, start)| {
+        let exact = w % per == 0 && start % per == 0;
+        let (w, start) = (i64::try_from(w / per).ok()?, i64::try_from(start / per).ok()?);
+        (exact && w > 0).then_some((w, start))
+    });
     let out: PrimitiveArray<T> = values.try_unary(|v| {
+        if let Some((w, start)) = grid {
+            if let Some(bucket) = v
+                .checked_sub(start)
+                .and_then(|d| d.div_euclid(w).checked_mul(w))
+                .and_then(|d| d.checked_add(start))
+            {
+                return Ok(bucket);
+            }
+        }
         b.bucket(v as i128 * per)
             .and_then(|s| i64::try_from(s.div_euclid(per)).ok())
             .ok_or_else(|| {
