@@ -58,6 +58,10 @@ pub struct RefreshReport {
     pub computed_from: Vec<String>,
     /// Wall-clock seconds.
     pub seconds: f64,
+    /// The compaction of the rollup's partitions after the refresh, when its writes left more
+    /// small files than `varve.compact-min-files` (as after an append). A failure is reported
+    /// here and never undoes the refresh.
+    pub maintenance: Option<crate::commit::InlineMaintenance>,
 }
 
 impl RefreshReport {
@@ -76,8 +80,18 @@ impl RefreshReport {
             (false, 0) => "no bucket (no rows changed)".to_string(),
             (false, n) => format!("{n} time range(s)"),
         };
+        let compacted = match &self.maintenance {
+            Some(m) if m.error.is_some() => format!(" (its compaction failed: {})", m.error.as_deref().unwrap_or("")),
+            Some(m) if m.partitions_compacted > 0 => {
+                format!(
+                    " (then compacted {} partition(s) into {} file(s))",
+                    m.partitions_compacted, m.files_written
+                )
+            }
+            _ => String::new(),
+        };
         format!(
-            "refreshed rollup {} to snapshot {} of {}: recomputed {what}, wrote {} rows, replaced {} files in {:.3} s",
+            "refreshed rollup {} to snapshot {} of {}: recomputed {what}, wrote {} rows, replaced {} files in {:.3} s{compacted}",
             self.rollup,
             self.watermark.map(|w| w.to_string()).unwrap_or_else(|| "none".into()),
             self.source,
@@ -358,10 +372,11 @@ pub(crate) async fn refresh(session: &Session, rollup: &TableIdent) -> Result<Re
         table.clone(),
         AppendOptions {
             note: Some(format!("rollup refresh to snapshot {current_id} of {}", def.source)),
-            no_maintain: true,
             ..Default::default()
         },
     )?;
+    // Compaction after the commit, as after an append: a refresh writes many small sorted runs.
+    let target = appender.target();
     let mut set = std::collections::HashMap::new();
     set.insert(PROP_WATERMARK.to_string(), current_id.to_string());
     set.insert(
@@ -407,7 +422,10 @@ pub(crate) async fn refresh(session: &Session, rollup: &TableIdent) -> Result<Re
         appender.abort().await;
         return Err(e);
     }
-    appender.commit().await?;
+    let committed = appender.commit().await?;
+    report.maintenance = Box::pin(crate::maintain::maintain_after(target, committed))
+        .await
+        .maintenance;
     report.seconds = started.elapsed().as_secs_f64();
     Ok(report)
 }
