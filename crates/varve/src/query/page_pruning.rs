@@ -34,8 +34,8 @@ use crate::format::field_ids::field_id;
 /// Footers read at once while planning.
 const CONCURRENT_FOOTERS: usize = 8;
 
-/// `files` (each with a value of the caller's) with the pages `prune` rules out left out: each file whose page index rules out some
-/// pages gets a [`ParquetAccessPlan`] (rows of skipped pages deselected, row groups with no page
+/// `files` (each with a value of the caller's) with the pages `prune` rules out left out: each
+/// file whose page index rules out some pages gets a [`ParquetAccessPlan`] (rows of skipped pages deselected, row groups with no page
 /// left skipped); a file with nothing left is dropped. `prune` is a filter on `table` columns
 /// (one column per conjunct, as [`PagePruningAccessPlanFilter`] needs) that every row the query
 /// keeps passes. Footers come from `cache` (the scan reads them there next) or the store, with
@@ -97,7 +97,6 @@ fn plan(
     }
     let df_schema = DFSchema::try_from(file_schema.as_ref().clone()).ok()?;
     let physical = create_physical_expr(prune, &df_schema, &ExecutionProps::new()).ok()?;
-    let rows_before = footer.file_metadata().num_rows();
     let metrics = ExecutionPlanMetricsSet::new();
     let metrics = ParquetFileMetrics::new(0, file.object_meta.location.as_ref(), &metrics);
     let mut plan = PagePruningAccessPlanFilter::new(&physical, file_schema.clone()).prune_plan_with_page_index(
@@ -116,5 +115,5 @@ fn plan(
             }
         }
     }
-    (pruned && rows_before > 0).then_some(plan)
+    pruned.then_some(plan)
 }
