@@ -30,3 +30,4 @@ pub(crate) mod sink;
 pub(crate) mod store;
 pub(crate) mod text;
 pub(crate) mod time_travel;
+pub(crate) mod work_units;

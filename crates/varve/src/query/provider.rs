@@ -403,7 +403,13 @@ impl VarveTable {
             };
             return Ok(Arc::new(EmptyExec::new(projected)));
         }
-        let groups_n = state.config().target_partitions().max(1).min(kept.len().max(1));
+        // Large files in ranges that idle partitions take over (not under a limit, which reads
+        // few rows, nor where the statement keeps files whole: see `context::Planner`).
+        let partitions = state.config().target_partitions().max(1);
+        if limit.is_none() && state.config_options().optimizer.repartition_file_scans {
+            kept = crate::query::work_units::split(kept, partitions);
+        }
+        let groups_n = partitions.min(kept.len().max(1));
         let mut groups: Vec<Vec<PartitionedFile>> = vec![vec![]; groups_n];
         let mut rows = 0u64;
         for (i, (file, n)) in kept.into_iter().enumerate() {
