@@ -334,6 +334,7 @@ impl Appender {
                     &location,
                     settings.row_group_rows,
                     settings.page_rows,
+                    settings.float_encoding,
                     settings.encode_threads,
                 )?;
                 Ok((path, bytes, file))

@@ -31,6 +31,8 @@ pub(crate) const PROP_TARGET_FILE_SIZE: &str = "varve.target-file-size";
 pub(crate) const PROP_ROW_GROUP_ROWS: &str = "varve.row-group-rows";
 /// Rows per data page at most.
 pub(crate) const PROP_PAGE_ROWS: &str = "varve.page-rows";
+/// How float columns are encoded once their dictionary fills.
+pub(crate) const PROP_FLOAT_ENCODING: &str = "varve.float-encoding";
 /// Threads that encode the columns of a row group (0: one per core).
 pub(crate) const PROP_ENCODE_THREADS: &str = "varve.encode-threads";
 /// Compressed bytes of input pages one merge pass holds at once.
@@ -73,6 +75,7 @@ pub(crate) struct MaintenanceSettings {
     pub(crate) row_group_rows: usize,
     /// Rows per data page at most.
     pub(crate) page_rows: usize,
+    pub(crate) float_encoding: FloatEncoding,
     /// 0: one per core.
     pub(crate) encode_threads: usize,
     /// Bytes.
@@ -82,6 +85,29 @@ pub(crate) struct MaintenanceSettings {
     pub(crate) retention: Option<Duration>,
     pub(crate) snapshot_retention: Duration,
     pub(crate) min_snapshots: usize,
+}
+
+/// The encoding of a float column's values once its dictionary fills (Parquet spec, "Encodings").
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub(crate) enum FloatEncoding {
+    /// BYTE_STREAM_SPLIT: the k-th bytes of all values together (`byte-stream-split`, the
+    /// default): smaller files that decode faster when whole pages are read.
+    #[default]
+    ByteStreamSplit,
+    /// PLAIN: the values as they are (`plain`), for readers older than the encoding.
+    Plain,
+}
+
+impl FloatEncoding {
+    fn parse(v: &str) -> Result<Self> {
+        match v.to_ascii_lowercase().as_str() {
+            "byte-stream-split" => Ok(FloatEncoding::ByteStreamSplit),
+            "plain" => Ok(FloatEncoding::Plain),
+            _ => Err(Error::invalid(format!(
+                "{PROP_FLOAT_ENCODING}={v:?}: expected byte-stream-split or plain"
+            ))),
+        }
+    }
 }
 
 impl MaintenanceSettings {
@@ -108,6 +134,10 @@ impl MaintenanceSettings {
             page_rows: match checked(PROP_PAGE_ROWS)? {
                 Some(v) => parse_count(PROP_PAGE_ROWS, v)?,
                 None => crate::write::encode::PAGE_ROWS,
+            },
+            float_encoding: match checked(PROP_FLOAT_ENCODING)? {
+                Some(v) => FloatEncoding::parse(v)?,
+                None => FloatEncoding::default(),
             },
             encode_threads: match checked(PROP_ENCODE_THREADS)? {
                 Some(v) => parse_count(PROP_ENCODE_THREADS, v)?,
@@ -175,10 +205,11 @@ pub(crate) fn validate_alter(key: &str, value: Option<&str>) -> Result<()> {
     }
 }
 
-const KNOWN: [&str; 11] = [
+const KNOWN: [&str; 12] = [
     PROP_TARGET_FILE_SIZE,
     PROP_ROW_GROUP_ROWS,
     PROP_PAGE_ROWS,
+    PROP_FLOAT_ENCODING,
     PROP_ENCODE_THREADS,
     PROP_MERGE_BUFFER_SIZE,
     PROP_COMPACT_MIN_FILES,
@@ -219,6 +250,7 @@ fn validate(key: &str, v: &str) -> Result<()> {
             _ => Ok(()),
         }),
         PROP_AUTO_MAINTAIN => parse_bool(key, v).map(|_| ()),
+        PROP_FLOAT_ENCODING => FloatEncoding::parse(v).map(|_| ()),
         PROP_RETENTION | PROP_SNAPSHOT_RETENTION | PROP_VERSION_CHECK_INTERVAL => parse_duration(v).map(|_| ()),
         PROP_DEDUP => match v {
             "none" | "last-write-wins" => Ok(()),
@@ -321,6 +353,21 @@ pub fn parse_bytes(s: &str) -> Result<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn float_encoding() {
+        let settings = |v: Option<&str>| {
+            let mut p = HashMap::new();
+            if let Some(v) = v {
+                p.insert(PROP_FLOAT_ENCODING.to_string(), v.to_string());
+            }
+            MaintenanceSettings::from_properties(&p)
+        };
+        assert_eq!(settings(None).unwrap().float_encoding, FloatEncoding::ByteStreamSplit);
+        assert_eq!(settings(Some("PLAIN")).unwrap().float_encoding, FloatEncoding::Plain);
+        let e = settings(Some("gorilla")).unwrap_err().to_string();
+        assert!(e.contains("varve.float-encoding") && e.contains("byte-stream-split or plain"), "{e}");
+    }
 
     #[test]
     fn durations() {

@@ -20,6 +20,7 @@ use parquet::file::properties::{EnabledStatistics, WriterProperties};
 use parquet::schema::types::ColumnPath;
 
 use crate::error::{Error, Result};
+use crate::format::properties::FloatEncoding;
 use crate::format::{Dedup, TableContract};
 use crate::write::keys;
 use crate::write::metrics::FileMetrics;
@@ -189,6 +190,7 @@ pub(crate) fn writer_properties(
     contract: &TableContract,
     row_group_rows: usize,
     page_rows: usize,
+    float_encoding: FloatEncoding,
 ) -> WriterProperties {
     let mut sorting = Vec::new();
     for name in contract.series_key.iter().chain(contract.time_column.iter()) {
@@ -216,13 +218,16 @@ pub(crate) fn writer_properties(
     // well on their own, and the random low mantissa bytes are stored raw by zstd instead of
     // through its Huffman stage, whose decoding was a third of a rollup query's time. On the IoT
     // readings and a 1-minute rollup of them, files are 26% smaller and decode 20-40% faster
-    // (docs/performance.md). DuckDB (0.10+), pyarrow and Spark read it.
+    // (docs/performance.md). DuckDB (0.10+), pyarrow and Spark read it. Table property
+    // `varve.float-encoding=plain` keeps PLAIN.
     for field in schema.fields() {
         if field.data_type().is_floating() {
             let path = ColumnPath::from(field.name().as_str());
             props = props.set_column_dictionary_page_size_limit(path.clone(), FLOAT_DICTIONARY_LIMIT_BYTES);
             // Float16 is a fixed-length byte array, for which readers came to the encoding later.
-            if matches!(field.data_type(), DataType::Float32 | DataType::Float64) {
+            if float_encoding == FloatEncoding::ByteStreamSplit
+                && matches!(field.data_type(), DataType::Float32 | DataType::Float64)
+            {
                 props = props.set_column_encoding(path, Encoding::BYTE_STREAM_SPLIT);
             }
         }
@@ -242,12 +247,13 @@ pub(crate) fn encode(
     location: &str,
     row_group_rows: usize,
     page_rows: usize,
+    float_encoding: FloatEncoding,
     threads: usize,
 ) -> Result<(Bytes, DataFile)> {
     let batch = &run.batch;
     let schema = batch.schema();
     let row_group_rows = row_group_rows.max(1);
-    let props = writer_properties(&schema, contract, row_group_rows, page_rows);
+    let props = writer_properties(&schema, contract, row_group_rows, page_rows, float_encoding);
     let mut writer = ParquetWriter::new(&schema, props, threads)?;
     let mut start = 0;
     while start < batch.num_rows() || (start == 0 && batch.num_rows() == 0) {
@@ -290,6 +296,26 @@ pub(crate) fn read_footer_from_tail(
 mod tests {
     use super::*;
     use arrow::array::{Int64Array, StringArray};
+
+    /// Float columns fall back to BYTE_STREAM_SPLIT unless the table asks for PLAIN; other
+    /// columns keep the writer's default.
+    #[test]
+    fn float_columns_fall_back_to_the_tables_float_encoding() {
+        use arrow::datatypes::{Field, Schema};
+        let schema: SchemaRef = Arc::new(Schema::new(vec![
+            Field::new("v", DataType::Float64, true),
+            Field::new("h", DataType::Float16, true),
+            Field::new("n", DataType::Int64, true),
+        ]));
+        let contract = TableContract::time_series("ts");
+        let col = |c: &str| ColumnPath::from(c);
+        let bss = writer_properties(&schema, &contract, 1024, 1024, FloatEncoding::ByteStreamSplit);
+        assert_eq!(bss.encoding(&col("v")), Some(Encoding::BYTE_STREAM_SPLIT));
+        assert_eq!(bss.encoding(&col("h")), None);
+        assert_eq!(bss.encoding(&col("n")), None);
+        let plain = writer_properties(&schema, &contract, 1024, 1024, FloatEncoding::Plain);
+        assert_eq!(plain.encoding(&col("v")), None);
+    }
 
     /// The tuple sort gives exactly the order of arrow's lexsort with the input position as the
     /// last key, on random keys with repeats and nulls.
