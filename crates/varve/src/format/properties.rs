@@ -366,7 +366,10 @@ mod tests {
         assert_eq!(settings(None).unwrap().float_encoding, FloatEncoding::ByteStreamSplit);
         assert_eq!(settings(Some("PLAIN")).unwrap().float_encoding, FloatEncoding::Plain);
         let e = settings(Some("gorilla")).unwrap_err().to_string();
-        assert!(e.contains("varve.float-encoding") && e.contains("byte-stream-split or plain"), "{e}");
+        assert!(
+            e.contains("varve.float-encoding") && e.contains("byte-stream-split or plain"),
+            "{e}"
+        );
     }
 
     #[test]
