@@ -103,9 +103,8 @@ impl FloatEncoding {
         match v.to_ascii_lowercase().as_str() {
             "byte-stream-split" => Ok(FloatEncoding::ByteStreamSplit),
             "plain" => Ok(FloatEncoding::Plain),
-            _ => Err(Error::invalid(format!(
-                "{PROP_FLOAT_ENCODING}={v:?}: expected byte-stream-split or plain"
-            ))),
+            // `validate` names the property and the value.
+            _ => Err(Error::invalid("expected byte-stream-split or plain")),
         }
     }
 }
