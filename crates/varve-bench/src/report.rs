@@ -383,48 +383,103 @@ pub fn markdown(
         );
     }
     phase_ratios(&mut s, queries);
-    maintain_ratios(&mut s, queries);
+    maintain_ratios(&mut s, queries, run.rounds);
     s
 }
 
-/// Varve's best warm time of query `name` in `phase`, when it ran and matched.
-fn best_ms(queries: &[QueryRecord], phase: &str, name: &str) -> Option<f64> {
+/// Varve's timings of query `name` in `phase`, when it ran and matched.
+fn probe_of<'a>(queries: &'a [QueryRecord], phase: &str, name: &str) -> Option<&'a Probe> {
     queries
         .iter()
         .find(|q| q.phase == phase && q.name == name && q.ok())
         .and_then(|q| q.varve.as_ref())
-        .map(|p| p.best_ms)
+}
+
+/// Varve's best warm time of query `name` in `phase`, when it ran and matched.
+fn best_ms(queries: &[QueryRecord], phase: &str, name: &str) -> Option<f64> {
+    probe_of(queries, phase, name).map(|p| p.best_ms)
+}
+
+/// The best warm time of each pass (`--rounds`), ms: the warm runs are recorded pass after pass,
+/// the same number in each. Empty when they cannot be split evenly.
+pub fn pass_bests(warm_ms: &[f64], rounds: u32) -> Vec<f64> {
+    let rounds = rounds.max(1) as usize;
+    if warm_ms.is_empty() || warm_ms.len() % rounds != 0 {
+        return vec![];
+    }
+    warm_ms
+        .chunks(warm_ms.len() / rounds)
+        .map(|c| c.iter().copied().fold(f64::INFINITY, f64::min))
+        .collect()
 }
 
 /// With `--maintain`: each query's best time after maintenance over its best before, and how many
-/// are slower after.
-fn maintain_ratios(s: &mut String, queries: &[QueryRecord]) {
-    let best = |phase: &str, name: &str| best_ms(queries, phase, name);
-    let pairs: Vec<(&str, f64, f64)> = queries
+/// are slower after. With several passes, also each pass's ratio (the two lakes run one after the
+/// other within a pass, so a pass compares them under the same load): a query is *slower beyond
+/// noise* only when it is slower in every pass.
+fn maintain_ratios(s: &mut String, queries: &[QueryRecord], rounds: u32) {
+    let probe = |phase: &str, name: &str| probe_of(queries, phase, name);
+    let pairs: Vec<(&str, &Probe, &Probe)> = queries
         .iter()
         .filter(|q| q.phase == "before")
-        .filter_map(|q| Some((q.name.as_str(), best("before", &q.name)?, best("after", &q.name)?)))
+        .filter_map(|q| Some((q.name.as_str(), probe("before", &q.name)?, probe("after", &q.name)?)))
         .collect();
     if pairs.is_empty() {
         return;
     }
+    let per_pass = rounds > 1;
     let _ = writeln!(s, "\n## After maintenance against before\n");
     let _ = writeln!(
         s,
-        "Best warm time after over best before (above 1: slower after maintenance).\n"
+        "Best warm time after over best before (above 1: slower after maintenance){}.\n",
+        if per_pass {
+            "; then the same ratio within each pass, where the two lakes ran one after the other"
+        } else {
+            ""
+        }
     );
-    let _ = writeln!(s, "| query | before best ms | after best ms | after / before |");
-    let _ = writeln!(s, "|---|---:|---:|---:|");
-    for (name, b, a) in &pairs {
-        let _ = writeln!(s, "| {name} | {} | {} | {:.3} |", ms(*b), ms(*a), a / b);
-    }
-    let slower = pairs.iter().filter(|(_, b, a)| a > b).count();
-    let g = geomean(pairs.iter().map(|(_, b, a)| a / b));
+    let pass_head = if per_pass {
+        " each pass | slower in every pass |"
+    } else {
+        ""
+    };
+    let pass_rule = if per_pass { "---|---|" } else { "" };
     let _ = writeln!(
         s,
-        "| **geomean** | | | {g:.3} |\n\n{slower} of {} queries slower after maintenance.",
+        "| query | before best ms | after best ms | after / before |{pass_head}"
+    );
+    let _ = writeln!(s, "|---|---:|---:|---:|{pass_rule}");
+    let mut always_slower = 0;
+    for (name, b, a) in &pairs {
+        let mut row = format!(
+            "| {name} | {} | {} | {:.3} |",
+            ms(b.best_ms),
+            ms(a.best_ms),
+            a.best_ms / b.best_ms
+        );
+        if per_pass {
+            let pb = pass_bests(&b.warm_ms, rounds);
+            let pa = pass_bests(&a.warm_ms, rounds);
+            let ratios: Vec<f64> = pa.iter().zip(&pb).map(|(a, b)| a / b).collect();
+            let slower = !ratios.is_empty() && ratios.iter().all(|r| *r > 1.0);
+            always_slower += slower as usize;
+            let cells: Vec<String> = ratios.iter().map(|r| format!("{r:.3}")).collect();
+            row.push_str(&format!(" {} | {} |", cells.join(" "), if slower { "yes" } else { "" }));
+        }
+        let _ = writeln!(s, "{row}");
+    }
+    let slower = pairs.iter().filter(|(_, b, a)| a.best_ms > b.best_ms).count();
+    let g = geomean(pairs.iter().map(|(_, b, a)| a.best_ms / b.best_ms));
+    let _ = write!(
+        s,
+        "| **geomean** | | | {g:.3} |{}\n\n{slower} of {} queries slower after maintenance by best time",
+        if per_pass { " | |" } else { "" },
         pairs.len()
     );
+    if per_pass {
+        let _ = write!(s, "; {always_slower} slower in every one of the {rounds} passes");
+    }
+    let _ = writeln!(s, ".");
 }
 
 /// With a one-commit baseline: each query's best time in the loaded (and, with `--maintain`,
@@ -507,5 +562,20 @@ pub fn maintenance_table(s: &mut String, m: &MaintainRecord) {
     );
     if !m.skipped.is_empty() {
         let _ = writeln!(s, "\nskipped: {}", m.skipped.join("; "));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::pass_bests;
+
+    #[test]
+    fn pass_bests_split_the_warm_runs_by_pass() {
+        let warm = [3.0, 2.0, 5.0, 4.0, 1.5, 9.0];
+        assert_eq!(pass_bests(&warm, 3), vec![2.0, 4.0, 1.5]);
+        assert_eq!(pass_bests(&warm, 1), vec![1.5]);
+        // Runs that do not split evenly (a pass failed) give no per-pass figures.
+        assert!(pass_bests(&warm, 4).is_empty());
+        assert!(pass_bests(&[], 2).is_empty());
     }
 }
