@@ -86,7 +86,8 @@ enum Cmd {
         /// Where results go.
         #[arg(long, default_value = "bench/results")]
         results_dir: PathBuf,
-        /// Keep the local lake after the run (its path is printed; --target local only).
+        /// Keep the local lake after the run, and with --maintain or --one-commit-baseline the
+        /// second lakes too (their paths are printed; --target local only).
         #[arg(long)]
         keep_lake: bool,
         /// Load the data twice by the same commits, maintain every table of one lake (compaction,

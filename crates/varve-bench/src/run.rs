@@ -59,7 +59,7 @@ pub struct RunOptions {
     pub only: Vec<String>,
     /// Where results go.
     pub results_dir: PathBuf,
-    /// Keep the local lake after the run.
+    /// Keep the local lakes after the run (the second lakes too).
     pub keep_lake: bool,
     /// Maintain the tables after loading, and run the queries on an unmaintained copy loaded by
     /// the same commits (phase `before`) and on the maintained lake (`after`), side by side.
@@ -220,7 +220,15 @@ pub fn run(opts: &RunOptions) -> Result<RunOutcome, String> {
             Some(d) => d.path().display().to_string(),
             None => format!("s3://bench/lake-{name}"),
         };
-        Ok((dir, url))
+        // --keep-lake keeps these too (their paths are printed with the lake's).
+        match dir {
+            Some(d) if opts.keep_lake => {
+                let path = d.keep();
+                eprintln!("keeping the {name} lake at {}", path.display());
+                Ok((None, url))
+            }
+            dir => Ok((dir, url)),
+        }
     };
     // Loads a second lake in commits of `commit_rows`, its tables labelled `(what)`.
     let mut load_second = |url: &str, commit_rows: usize, what: &str| -> Result<(), String> {
