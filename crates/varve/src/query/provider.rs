@@ -410,12 +410,10 @@ impl VarveTable {
             kept = crate::query::work_units::split(kept, partitions);
         }
         let groups_n = partitions.min(kept.len().max(1));
-        let mut groups: Vec<Vec<PartitionedFile>> = vec![vec![]; groups_n];
-        let mut rows = 0u64;
-        for (i, (file, n)) in kept.into_iter().enumerate() {
-            rows += n;
-            groups[i % groups_n].push(file);
-        }
+        let rows: u64 = kept.iter().map(|(_, n)| n).sum();
+        let shared_queue = state.config_options().execution.enable_file_stream_work_stealing;
+        let groups =
+            crate::query::work_units::groups(kept.into_iter().map(|(f, _)| f).collect(), groups_n, shared_queue);
         let mut statistics = Statistics::new_unknown(&self.schema);
         if self.last_values.is_none() {
             statistics.num_rows = Precision::Exact(rows as usize);

@@ -11,18 +11,23 @@
 //! several ranges per partition lets the idle partition take the rest. A range reads the row
 //! groups whose first page starts in it (DataFusion's rule), so ranges smaller than a row group
 //! only cost an open of the cached footer.
+//!
+//! The queue is ordered largest unit first ([`groups`]), the classic longest-processing-time
+//! rule for scheduling independent jobs on identical workers (Graham, 1969): the partition that
+//! finishes last then waits at most for one of the smallest units. In the order of the manifest, a
+//! large range could come last and leave the other partition idle for its whole length.
 
 use std::sync::Arc;
 
 use datafusion::datasource::listing::PartitionedFile;
 
 /// Ranges per partition the scan's bytes are cut into.
-const PIECES_PER_PARTITION: u64 = 4;
+const PIECES_PER_PARTITION: u64 = 8;
 /// The smallest range, bytes (about a row group of a few numeric columns).
 const MIN_PIECE_BYTES: u64 = 8 * 1024 * 1024;
 
 /// Cuts the files of a scan over `partitions` partitions into ranges of about
-/// 1/(4 x `partitions`) of its bytes, at least 8 MiB. `files` are the scan's files with their
+/// 1/(8 x `partitions`) of its bytes, at least 8 MiB. `files` are the scan's files with their
 /// rows; a range gets its share of the rows (the sum stays exact) and its file's statistics as
 /// inexact (a range's rows are a part of the file's; its bounds still bound them). Files that
 /// are already ranges, or smaller than 1.5 ranges, stay whole; nothing is cut for one partition.
@@ -56,6 +61,40 @@ pub(crate) fn split(files: Vec<(PartitionedFile, u64)>, partitions: usize) -> Ve
     out
 }
 
+/// The bytes a unit reads: its range, or the whole file.
+fn unit_bytes(file: &PartitionedFile) -> u64 {
+    match &file.range {
+        Some(r) => (r.end - r.start).max(0) as u64,
+        None => file.object_meta.size,
+    }
+}
+
+/// Deals the scan's units into `n` file groups (at least one). With `shared_queue` (DataFusion's
+/// work stealing, where every partition takes the next unit of one queue made of the groups one
+/// after the other), the groups are consecutive runs of the units sorted largest first, so that
+/// the queue runs largest first (module docs). Without it, each partition reads its own group:
+/// the units go round-robin, in their order.
+pub(crate) fn groups(mut units: Vec<PartitionedFile>, n: usize, shared_queue: bool) -> Vec<Vec<PartitionedFile>> {
+    let n = n.max(1);
+    if !shared_queue {
+        let mut groups = vec![vec![]; n];
+        for (i, unit) in units.into_iter().enumerate() {
+            groups[i % n].push(unit);
+        }
+        return groups;
+    }
+    // Stable: units of equal size keep their order (a file's ranges stay in file order).
+    units.sort_by_key(|u| std::cmp::Reverse(unit_bytes(u)));
+    let per = units.len().div_ceil(n).max(1);
+    let mut groups: Vec<Vec<PartitionedFile>> = Vec::with_capacity(n);
+    let mut units = units.into_iter().peekable();
+    while units.peek().is_some() {
+        groups.push(units.by_ref().take(per).collect());
+    }
+    groups.resize_with(n.min(groups.len().max(1)), Vec::new);
+    groups
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -81,5 +120,39 @@ mod tests {
         // One partition: nothing to share.
         let one = split(vec![(PartitionedFile::new("a.parquet", 200 * 1024 * 1024), 5)], 1);
         assert_eq!(one.len(), 1);
+    }
+
+    #[test]
+    fn a_shared_queue_runs_largest_first_and_own_groups_stay_balanced() {
+        let mib = 1024 * 1024;
+        let units: Vec<PartitionedFile> = [3, 40, 1, 25, 40, 8]
+            .iter()
+            .enumerate()
+            .map(|(i, m)| PartitionedFile::new(format!("{i}.parquet"), m * mib))
+            .collect();
+        let queue: Vec<u64> = groups(units.clone(), 2, true)
+            .into_iter()
+            .flatten()
+            .map(|u| unit_bytes(&u) / mib)
+            .collect();
+        assert_eq!(queue, vec![40, 40, 25, 8, 3, 1]);
+        // Ranges of one file, equal in size, keep their file order.
+        let file = PartitionedFile::new("r.parquet", 30 * mib);
+        let ranges: Vec<PartitionedFile> = (0..3)
+            .map(|i| file.clone().with_range(i * 10 * mib as i64, (i + 1) * 10 * mib as i64))
+            .collect();
+        let starts: Vec<i64> = groups(ranges, 2, true)
+            .into_iter()
+            .flatten()
+            .map(|u| u.range.unwrap().start)
+            .collect();
+        assert_eq!(starts, vec![0, 10 * mib as i64, 20 * mib as i64]);
+        // Without a shared queue: round-robin, as given.
+        let own = groups(units, 2, false);
+        assert_eq!(own.len(), 2);
+        assert_eq!(own[0].len(), 3);
+        assert_eq!(own[1].len(), 3);
+        // Fewer units than groups: no empty group beyond the first.
+        assert_eq!(groups(vec![file], 4, true).len(), 1);
     }
 }
