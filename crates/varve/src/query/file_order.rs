@@ -4,6 +4,8 @@
 //! descending sort; by lower bound, lowest first, for an ascending one. The `TopK` then holds its
 //! k rows after the first files, and its running threshold (DataFusion's dynamic filter, pushed
 //! into the Parquet scan) rules out the remaining files by their bounds before they are opened.
+//! Where the scan's partitions take files from one shared queue (DataFusion's work stealing, on by
+//! default), the rule orders that queue as a whole, across the groups.
 //!
 //! DataFusion's own sort pushdown orders files the same way but stops at a `FilterExec`
 //! (`WHERE host = 'h1' ORDER BY ts DESC LIMIT 3`); this rule passes filters, projections that
@@ -36,7 +38,8 @@ use datafusion::physical_plan::ExecutionPlan;
 pub(crate) struct FilesInSortOrder;
 
 impl PhysicalOptimizerRule for FilesInSortOrder {
-    fn optimize(&self, plan: Arc<dyn ExecutionPlan>, _config: &ConfigOptions) -> Result<Arc<dyn ExecutionPlan>> {
+    fn optimize(&self, plan: Arc<dyn ExecutionPlan>, options: &ConfigOptions) -> Result<Arc<dyn ExecutionPlan>> {
+        let stealing = options.execution.enable_file_stream_work_stealing;
         plan.transform_down(|node| {
             let Some(sort) = node.downcast_ref::<SortExec>() else {
                 return Ok(Transformed::no(node));
@@ -48,7 +51,7 @@ impl PhysicalOptimizerRule for FilesInSortOrder {
             let Some(column) = first.expr.downcast_ref::<Column>() else {
                 return Ok(Transformed::no(node));
             };
-            match reorder(sort.input().clone(), column.name(), first.options.descending)? {
+            match reorder(sort.input().clone(), column.name(), first.options.descending, stealing)? {
                 Some(input) => {
                     let node = node.clone().with_new_children(vec![input])?;
                     Ok(Transformed::yes(node))
@@ -70,7 +73,17 @@ impl PhysicalOptimizerRule for FilesInSortOrder {
 
 /// `plan` with the files of the scan at its bottom in the order of `column`, or `None` when the
 /// path down to a file scan passes a node that could change what `column` is or which rows come.
-fn reorder(plan: Arc<dyn ExecutionPlan>, column: &str, descending: bool) -> Result<Option<Arc<dyn ExecutionPlan>>> {
+///
+/// With `stealing` (DataFusion's work stealing, where every partition takes the next file of one
+/// queue made of the groups one after the other), the files of all groups are ordered together
+/// and dealt back as consecutive runs of the groups' sizes, so that the queue itself is in order;
+/// otherwise each group is ordered on its own.
+fn reorder(
+    plan: Arc<dyn ExecutionPlan>,
+    column: &str,
+    descending: bool,
+    stealing: bool,
+) -> Result<Option<Arc<dyn ExecutionPlan>>> {
     if let Some(scan) = plan.downcast_ref::<DataSourceExec>() {
         let Some(config) = scan.data_source().downcast_ref::<FileScanConfig>() else {
             return Ok(None);
@@ -81,15 +94,32 @@ fn reorder(plan: Arc<dyn ExecutionPlan>, column: &str, descending: bool) -> Resu
         let Ok(index) = config.file_schema().index_of(column) else {
             return Ok(None);
         };
-        let groups: Vec<FileGroup> = config
-            .file_groups
-            .iter()
-            .map(|g| {
-                let mut files = g.files().to_vec();
-                files.sort_by(|a, b| compare(bound(a, index, descending), bound(b, index, descending), descending));
-                FileGroup::new(files)
-            })
-            .collect();
+        let order = |files: &mut Vec<PartitionedFile>| {
+            files.sort_by(|a, b| compare(bound(a, index, descending), bound(b, index, descending), descending))
+        };
+        let shared_queue = stealing && !config.preserve_order && !config.partitioned_by_file_group;
+        let groups: Vec<FileGroup> = match shared_queue {
+            true => {
+                let mut files: Vec<PartitionedFile> =
+                    config.file_groups.iter().flat_map(|g| g.files().to_vec()).collect();
+                order(&mut files);
+                let mut files = files.into_iter();
+                config
+                    .file_groups
+                    .iter()
+                    .map(|g| FileGroup::new(files.by_ref().take(g.len()).collect()))
+                    .collect()
+            }
+            false => config
+                .file_groups
+                .iter()
+                .map(|g| {
+                    let mut files = g.files().to_vec();
+                    order(&mut files);
+                    FileGroup::new(files)
+                })
+                .collect(),
+        };
         let config = FileScanConfigBuilder::from(config.clone())
             .with_file_groups(groups)
             .build();
@@ -113,7 +143,7 @@ fn reorder(plan: Arc<dyn ExecutionPlan>, column: &str, descending: bool) -> Resu
     let [child] = children.as_slice() else {
         return Ok(None);
     };
-    match reorder((*child).clone(), &column, descending)? {
+    match reorder((*child).clone(), &column, descending, stealing)? {
         Some(child) => Ok(Some(plan.clone().with_new_children(vec![child])?)),
         None => Ok(None),
     }
