@@ -404,7 +404,7 @@ fn best_ms(queries: &[QueryRecord], phase: &str, name: &str) -> Option<f64> {
 /// the same number in each. Empty when they cannot be split evenly.
 pub fn pass_bests(warm_ms: &[f64], rounds: u32) -> Vec<f64> {
     let rounds = rounds.max(1) as usize;
-    if warm_ms.is_empty() || warm_ms.len() % rounds != 0 {
+    if warm_ms.is_empty() || !warm_ms.len().is_multiple_of(rounds) {
         return vec![];
     }
     warm_ms
