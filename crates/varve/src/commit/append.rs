@@ -328,15 +328,7 @@ impl Appender {
                     path = path.join(part);
                 }
                 let location = self.storage.location(&path);
-                let (bytes, file) = encode::encode(
-                    run,
-                    &self.contract,
-                    &location,
-                    settings.row_group_rows,
-                    settings.page_rows,
-                    settings.float_encoding,
-                    settings.encode_threads,
-                )?;
+                let (bytes, file) = encode::encode(run, &self.contract, &location, settings)?;
                 Ok((path, bytes, file))
             })
             .collect::<Result<_>>()?;

@@ -91,7 +91,9 @@ pub(crate) fn groups(mut units: Vec<PartitionedFile>, n: usize, shared_queue: bo
     while units.peek().is_some() {
         groups.push(units.by_ref().take(per).collect());
     }
-    groups.resize_with(n.min(groups.len().max(1)), Vec::new);
+    if groups.is_empty() {
+        groups.push(vec![]);
+    }
     groups
 }
 

@@ -20,7 +20,7 @@ use parquet::file::properties::{EnabledStatistics, WriterProperties};
 use parquet::schema::types::ColumnPath;
 
 use crate::error::{Error, Result};
-use crate::format::properties::FloatEncoding;
+use crate::format::properties::{FloatEncoding, MaintenanceSettings};
 use crate::format::{Dedup, TableContract};
 use crate::write::keys;
 use crate::write::metrics::FileMetrics;
@@ -182,16 +182,16 @@ pub(crate) fn data_file_name(contract: &TableContract, partition: Option<i32>) -
 }
 
 /// The Parquet writer settings of a data file: zstd, page statistics (for the page index), row
-/// groups of `row_group_rows`, data pages of about `page_rows` rows (parquet-rs checks the limit
+/// groups of `row_group_rows`, data pages of about `varve.page-rows` rows (parquet-rs checks the limit
 /// after each write of at most 1,024 rows, so a page may hold up to 1,023 more), and the table's
-/// sort order declared as sorting columns.
+/// sort order declared as sorting columns; float columns per `varve.float-encoding` (`settings`).
 pub(crate) fn writer_properties(
     schema: &SchemaRef,
     contract: &TableContract,
     row_group_rows: usize,
-    page_rows: usize,
-    float_encoding: FloatEncoding,
+    settings: &MaintenanceSettings,
 ) -> WriterProperties {
+    let page_rows = settings.page_rows;
     let mut sorting = Vec::new();
     for name in contract.series_key.iter().chain(contract.time_column.iter()) {
         if let Ok(i) = schema.index_of(name) {
@@ -225,7 +225,7 @@ pub(crate) fn writer_properties(
             let path = ColumnPath::from(field.name().as_str());
             props = props.set_column_dictionary_page_size_limit(path.clone(), FLOAT_DICTIONARY_LIMIT_BYTES);
             // Float16 is a fixed-length byte array, for which readers came to the encoding later.
-            if float_encoding == FloatEncoding::ByteStreamSplit
+            if settings.float_encoding == FloatEncoding::ByteStreamSplit
                 && matches!(field.data_type(), DataType::Float32 | DataType::Float64)
             {
                 props = props.set_column_encoding(path, Encoding::BYTE_STREAM_SPLIT);
@@ -238,23 +238,20 @@ pub(crate) fn writer_properties(
 /// The dictionary page size limit of float columns, bytes (4,096 distinct doubles).
 const FLOAT_DICTIONARY_LIMIT_BYTES: usize = 32 * 1024;
 
-/// Encodes a run as a Parquet file in row groups of `row_group_rows` (columns on up to `threads`
-/// threads, 0: one per core; see `write::parquet`) and describes it as an Iceberg data file at
-/// `location`.
+/// Encodes a run as a Parquet file in row groups of the table's `varve.row-group-rows` (columns on
+/// up to `varve.encode-threads` threads, 0: one per core; see `write::parquet`) and describes it
+/// as an Iceberg data file at `location`.
 pub(crate) fn encode(
     run: &Run,
     contract: &TableContract,
     location: &str,
-    row_group_rows: usize,
-    page_rows: usize,
-    float_encoding: FloatEncoding,
-    threads: usize,
+    settings: &MaintenanceSettings,
 ) -> Result<(Bytes, DataFile)> {
     let batch = &run.batch;
     let schema = batch.schema();
-    let row_group_rows = row_group_rows.max(1);
-    let props = writer_properties(&schema, contract, row_group_rows, page_rows, float_encoding);
-    let mut writer = ParquetWriter::new(&schema, props, threads)?;
+    let row_group_rows = settings.row_group_rows.max(1);
+    let props = writer_properties(&schema, contract, row_group_rows, settings);
+    let mut writer = ParquetWriter::new(&schema, props, settings.encode_threads)?;
     let mut start = 0;
     while start < batch.num_rows() || (start == 0 && batch.num_rows() == 0) {
         let len = row_group_rows.min(batch.num_rows() - start);
@@ -309,11 +306,18 @@ mod tests {
         ]));
         let contract = TableContract::time_series("ts");
         let col = |c: &str| ColumnPath::from(c);
-        let bss = writer_properties(&schema, &contract, 1024, 1024, FloatEncoding::ByteStreamSplit);
+        let settings = |encoding: Option<&str>| {
+            let mut p = std::collections::HashMap::new();
+            if let Some(e) = encoding {
+                p.insert("varve.float-encoding".to_string(), e.to_string());
+            }
+            MaintenanceSettings::from_properties(&p).unwrap()
+        };
+        let bss = writer_properties(&schema, &contract, 1024, &settings(None));
         assert_eq!(bss.encoding(&col("v")), Some(Encoding::BYTE_STREAM_SPLIT));
         assert_eq!(bss.encoding(&col("h")), None);
         assert_eq!(bss.encoding(&col("n")), None);
-        let plain = writer_properties(&schema, &contract, 1024, 1024, FloatEncoding::Plain);
+        let plain = writer_properties(&schema, &contract, 1024, &settings(Some("plain")));
         assert_eq!(plain.encoding(&col("v")), None);
     }
 

@@ -234,13 +234,7 @@ impl<'j, 'a> ColumnOutput<'j, 'a> {
     fn open_file(&mut self) -> Result<()> {
         let job = self.job;
         let path = job.new_data_file_path();
-        let props = encode::writer_properties(
-            &job.schema,
-            job.contract,
-            self.row_group_rows,
-            job.settings.page_rows,
-            job.settings.float_encoding,
-        );
+        let props = encode::writer_properties(&job.schema, job.contract, self.row_group_rows, job.settings);
         self.merged.uploaded.push(path.clone());
         self.file = Some(ColumnFile {
             writer: ParquetWriter::new(&job.schema, props, self.threads)?,

@@ -200,13 +200,7 @@ impl OutputFile {
         let (storage, schema, contract) = (job.storage, &job.schema, job.contract);
         let path = job.new_data_file_path();
         let row_group_rows = job.settings.row_group_rows.max(1);
-        let props = encode::writer_properties(
-            schema,
-            contract,
-            row_group_rows,
-            job.settings.page_rows,
-            job.settings.float_encoding,
-        );
+        let props = encode::writer_properties(schema, contract, row_group_rows, job.settings);
         Ok(OutputFile {
             writer: ParquetWriter::new(schema, props, job.settings.encode_threads)?,
             sink: ParquetObjectWriter::new(storage.store.clone(), path.clone()),
