@@ -399,7 +399,8 @@ class Lake:
             Also Varve's own: ``version-check-interval`` (default ``1s``), ``cache``
             (``memory``, ``disk`` or ``off``), ``cache-memory-bytes`` (``256MiB``), ``cache-dir``,
             ``cache-disk-bytes`` (``10GiB``), ``cache-request-bytes`` (``1MiB``),
-            ``filter-pushdown`` (``auto``, ``on`` or ``off``); see docs/operations.md.
+            ``filter-pushdown`` (``auto``, ``on`` or ``off``), ``read-ahead-bytes`` (``auto``: 16 MiB on S3);
+            see docs/operations.md.
         create: make the directory of a local lake that does not exist yet (as ``varve import``
             and ``varve create`` do); without it a missing local lake is an error, so a typo in the
             path never opens an empty lake.

@@ -24,6 +24,7 @@ pub(crate) mod newest_buckets;
 pub(crate) mod newest_scan;
 pub(crate) mod page_pruning;
 pub(crate) mod provider;
+pub(crate) mod read_ahead;
 pub(crate) mod references;
 pub(crate) mod session;
 pub(crate) mod sink;

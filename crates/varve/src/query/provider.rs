@@ -208,7 +208,8 @@ impl VarveTable {
         let store_url = ObjectStoreUrl::parse(STORE_URL)?;
         let footers_store = state.runtime_env().object_store(&store_url)?;
         let footers_cache = state.runtime_env().cache_manager.get_file_metadata_cache();
-        let footers = CachedFooters::new(footers_store.clone(), footers_cache.clone());
+        let read_ahead = self.env.storage.options.read_ahead_bytes(self.env.storage.kind);
+        let footers = CachedFooters::new(footers_store.clone(), footers_cache.clone(), read_ahead);
         let mut source = ParquetSource::new(self.schema.clone())
             .with_enable_page_index(true)
             .with_parquet_file_reader_factory(Arc::new(footers));

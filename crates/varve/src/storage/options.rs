@@ -11,6 +11,7 @@
 //! | `cache-disk-bytes` | `10GiB` | bytes of blocks kept in `cache-dir` by this process |
 //! | `filter-pushdown` | `auto` | scans apply filters as they decode (late materialization): `on`, `off`, or `auto` (on for local directories and memory; on S3 only for queries with `ORDER BY ... LIMIT`, where it lets the sort's running threshold skip whole files) |
 //! | `cache-request-bytes` | `1MiB` | largest GET the cache makes (whole blocks of 1 MiB); longer misses are split into GETs made in parallel |
+//! | `read-ahead-bytes` | `auto` | bytes of a data file's next row groups a scan fetches while it decodes the current one (`query::read_ahead`): `auto` (16 MiB on S3, none on local directories and memory), `0` (off) or a size |
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -27,6 +28,8 @@ pub(crate) const DEFAULT_CACHE_MEMORY_BYTES: u64 = 256 << 20;
 pub(crate) const DEFAULT_CACHE_DISK_BYTES: u64 = 10 << 30;
 /// Default longest GET of the cache, and its block size.
 pub(crate) const DEFAULT_CACHE_REQUEST_BYTES: u64 = 1 << 20;
+/// Default read-ahead of a scan's reader on object storage.
+pub(crate) const DEFAULT_READ_AHEAD_BYTES: u64 = 16 << 20;
 
 /// Where the block cache keeps blocks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -50,6 +53,8 @@ pub(crate) struct LakeOptions {
     pub(crate) cache_request_bytes: u64,
     /// `None`: auto.
     pub(crate) filter_pushdown: Option<bool>,
+    /// `None`: auto.
+    pub(crate) read_ahead_bytes: Option<u64>,
 }
 
 impl LakeOptions {
@@ -59,6 +64,17 @@ impl LakeOptions {
     /// where skipping whole files saves more than reading a filter's columns apart costs.
     pub(crate) fn filter_pushdown(&self, kind: crate::StorageKind, top_k: bool) -> bool {
         self.filter_pushdown.unwrap_or(kind != crate::StorageKind::S3 || top_k)
+    }
+
+    /// Bytes a scan's reader of a lake of `kind` fetches ahead of the row group it decodes
+    /// (`read-ahead-bytes`): `auto` is [`DEFAULT_READ_AHEAD_BYTES`] on S3, where each GET waits
+    /// tens of milliseconds before its first byte, and 0 elsewhere, where a read costs no wait and
+    /// a read-ahead of row groups the scan then skips would be wasted work.
+    pub(crate) fn read_ahead_bytes(&self, kind: crate::StorageKind) -> u64 {
+        self.read_ahead_bytes.unwrap_or(match kind {
+            crate::StorageKind::S3 => DEFAULT_READ_AHEAD_BYTES,
+            _ => 0,
+        })
     }
 }
 
@@ -72,6 +88,7 @@ impl Default for LakeOptions {
             cache_disk_bytes: DEFAULT_CACHE_DISK_BYTES,
             cache_request_bytes: DEFAULT_CACHE_REQUEST_BYTES,
             filter_pushdown: None,
+            read_ahead_bytes: None,
         }
     }
 }
@@ -104,6 +121,13 @@ impl LakeOptions {
                         "on" | "true" => Some(true),
                         "off" | "false" => Some(false),
                         _ => return Err(bad(Error::invalid("expected auto, on or off"))),
+                    }
+                }
+                "read-ahead-bytes" => {
+                    out.read_ahead_bytes = match v.to_ascii_lowercase().as_str() {
+                        "auto" => None,
+                        "off" => Some(0),
+                        _ => Some(bytes()?),
                     }
                 }
                 "cache-memory-bytes" => out.cache_memory_bytes = bytes()?,
@@ -164,5 +188,12 @@ mod tests {
         let o = LakeOptions::default();
         assert!(o.filter_pushdown(crate::StorageKind::Local, false));
         assert!(!o.filter_pushdown(crate::StorageKind::S3, false) && o.filter_pushdown(crate::StorageKind::S3, true));
+        assert_eq!(o.read_ahead_bytes(crate::StorageKind::S3), DEFAULT_READ_AHEAD_BYTES);
+        assert_eq!(o.read_ahead_bytes(crate::StorageKind::Local), 0);
+        let (o, _) = take(&[("read-ahead-bytes", "4MiB")]).unwrap();
+        assert_eq!(o.read_ahead_bytes(crate::StorageKind::Local), 4 << 20);
+        let (o, _) = take(&[("read-ahead-bytes", "off")]).unwrap();
+        assert_eq!(o.read_ahead_bytes(crate::StorageKind::S3), 0);
+        assert!(take(&[("read-ahead-bytes", "lots")]).is_err());
     }
 }

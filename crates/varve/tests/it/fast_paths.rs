@@ -51,7 +51,7 @@ fn counted(backend: &Backend, extra: &[(&str, &str)]) -> (Lake, Arc<Counters>) {
 }
 
 /// As [`counted`], each request delayed by `latency` (as a remote store's round trip).
-fn counted_with(backend: &Backend, extra: &[(&str, &str)], latency: Latency) -> (Lake, Arc<Counters>) {
+pub(crate) fn counted_with(backend: &Backend, extra: &[(&str, &str)], latency: Latency) -> (Lake, Arc<Counters>) {
     let counters = Arc::new(Counters::default());
     let mut options = backend.options();
     for (k, v) in extra {
