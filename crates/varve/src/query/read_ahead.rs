@@ -139,11 +139,13 @@ impl FileAhead {
     fn drop_passed(&mut self) {
         let lowest = self.readers.values().flatten().min().copied();
         self.ahead.retain(|a| {
-            let keep = lowest.is_none_or(|l| a.row_group >= l) && a.served.iter().any(|s| !s);
-            if !keep {
+            let all_read = a.served.iter().all(|s| *s);
+            let passed = lowest.is_some_and(|l| a.row_group < l);
+            // A fetch a reader waits on runs on; one nobody will read is stopped.
+            if passed && !a.served.iter().any(|s| *s) {
                 a.abort.abort();
             }
-            keep
+            !all_read && !passed
         });
     }
 }

@@ -7,7 +7,9 @@
 //!
 //! A read names the blocks it needs; blocks found in memory, then on disk, are used as they are;
 //! the missing ones are fetched at once, as GETs of at most `cache-request-bytes` each (consecutive
-//! missing blocks share a GET), made in parallel. A block on disk is one file holding a header (the
+//! missing blocks share a GET), made in parallel. A block another read is already fetching is
+//! waited for, not fetched twice (concurrent readers of one file, a scan's read-ahead and its
+//! reader); if that fetch fails or is dropped, the waiting read fetches the block itself. A block on disk is one file holding a header (the
 //! object's path and the block's number, so that a name collision is noticed) and a CRC-32 of the
 //! data: a block whose header or checksum does not match is deleted and fetched again. Blocks are
 //! written to a temporary name and renamed, so another process never reads half a block.
@@ -22,16 +24,18 @@
 //! count, started from the directory's contents), least recently and frequently used out first
 //! (moka's TinyLFU). Statistics ([`CacheStats`]) count blocks and bytes.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
 use std::fmt;
 use std::io::Write;
 use std::ops::Range;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use async_trait::async_trait;
 use bytes::{Bytes, BytesMut};
+use futures::channel::oneshot;
+use futures::future::{FutureExt, Shared};
 use futures::stream::BoxStream;
 use futures::StreamExt;
 use moka::notification::RemovalCause;
@@ -112,6 +116,88 @@ fn add(c: &AtomicU64, n: u64) {
 /// A block: the object's path and the block's number.
 type Key = (String, u64);
 
+/// A block being fetched: the fetching read's claim number and the block's bytes once it has them
+/// (an error when the fetch failed or was dropped).
+type Pending = (u64, Shared<oneshot::Receiver<Bytes>>);
+
+/// Blocks being fetched, by the reads that fetch them.
+#[derive(Default)]
+struct InFlight {
+    blocks: Mutex<HashMap<Key, Pending>>,
+    next_claim: AtomicU64,
+}
+
+/// The blocks one read fetches and others may wait for: their waiters get the bytes when
+/// [`Claim::deliver`] is called, and an error when the claim is dropped without them.
+struct Claim<'a> {
+    inflight: &'a InFlight,
+    id: u64,
+    name: String,
+    senders: HashMap<u64, oneshot::Sender<Bytes>>,
+}
+
+impl InFlight {
+    /// Splits `blocks` of object `name` into those this read fetches (claimed, so that others
+    /// wait for them) and those another read is fetching (with what to wait on).
+    fn claim<'a>(
+        &'a self,
+        name: &str,
+        blocks: Vec<u64>,
+    ) -> (Claim<'a>, Vec<u64>, Vec<(u64, Shared<oneshot::Receiver<Bytes>>)>) {
+        let id = self.next_claim.fetch_add(1, Ordering::Relaxed);
+        let mut claim = Claim {
+            inflight: self,
+            id,
+            name: name.to_string(),
+            senders: HashMap::new(),
+        };
+        let (mut mine, mut theirs) = (Vec::new(), Vec::new());
+        let mut map = self.blocks.lock().expect("block cache lock");
+        for b in blocks {
+            let key = (name.to_string(), b);
+            match map.get(&key) {
+                Some((_, pending)) => theirs.push((b, pending.clone())),
+                None => {
+                    let (tx, rx) = oneshot::channel();
+                    map.insert(key, (id, rx.shared()));
+                    claim.senders.insert(b, tx);
+                    mine.push(b);
+                }
+            }
+        }
+        (claim, mine, theirs)
+    }
+}
+
+impl Claim<'_> {
+    /// Hands the claimed blocks found in `have` to the reads waiting for them.
+    fn deliver(&mut self, have: &HashMap<u64, Bytes>) {
+        self.release();
+        for (b, tx) in self.senders.drain() {
+            if let Some(bytes) = have.get(&b) {
+                let _ = tx.send(bytes.clone());
+            }
+        }
+    }
+
+    /// Takes this claim's blocks out of the map (new reads then find them in the cache, or fetch).
+    fn release(&self) {
+        let mut map = self.inflight.blocks.lock().expect("block cache lock");
+        for b in self.senders.keys() {
+            let key = (self.name.clone(), *b);
+            if map.get(&key).is_some_and(|(id, _)| *id == self.id) {
+                map.remove(&key);
+            }
+        }
+    }
+}
+
+impl Drop for Claim<'_> {
+    fn drop(&mut self) {
+        self.release();
+    }
+}
+
 /// The cache in front of a store (module docs).
 pub(crate) struct BlockCache {
     inner: Arc<dyn ObjectStore>,
@@ -122,6 +208,7 @@ pub(crate) struct BlockCache {
     /// What the store said of each object read (size, modification time, e-tag).
     metas: Cache<String, ObjectMeta>,
     counters: Counters,
+    inflight: InFlight,
 }
 
 impl fmt::Debug for BlockCache {
@@ -177,6 +264,7 @@ impl BlockCache {
             disk,
             metas: Cache::new(100_000),
             counters: Counters::default(),
+            inflight: InFlight::default(),
         })))
     }
 
@@ -275,7 +363,7 @@ impl BlockCache {
         }
         // The object's size is not known yet: learn it from the first block, so that no GET asks
         // for blocks past the end (a store answers a range that starts there with an error).
-        let mut have: std::collections::HashMap<u64, Bytes> = std::collections::HashMap::new();
+        let mut have: HashMap<u64, Bytes> = std::collections::HashMap::new();
         if meta.is_none() && wanted.len() > 1 {
             if let Some(&first) = wanted.iter().next() {
                 self.fetch(
@@ -302,15 +390,38 @@ impl BlockCache {
                 None => missing.push(b),
             }
         }
-        // Runs of consecutive missing blocks, cut at the request size.
-        let mut runs: Vec<Range<u64>> = Vec::new();
-        for b in missing {
-            match runs.last_mut() {
-                Some(r) if r.end == b && r.end - r.start < self.blocks_per_request => r.end = b + 1,
-                _ => runs.push(b..b + 1),
+        // The missing blocks another read is fetching are waited for, the rest fetched here.
+        let (mut claim, missing, theirs) = self.inflight.claim(&name, missing);
+        let mut fetched = HashMap::new();
+        let mut meta_here = meta.clone();
+        let (own, waited) = futures::future::join(
+            self.fetch(location, &name, &self.runs(missing), &mut fetched, &mut meta_here),
+            futures::future::join_all(
+                theirs
+                    .into_iter()
+                    .map(|(b, pending)| async move { (b, pending.await.ok()) }),
+            ),
+        )
+        .await;
+        own?;
+        claim.deliver(&fetched);
+        drop(claim);
+        meta = meta.or(meta_here);
+        have.extend(fetched);
+        let mut failed = Vec::new();
+        for (b, bytes) in waited {
+            match bytes {
+                Some(bytes) => {
+                    add(&self.counters.memory_hits, 1);
+                    add(&self.counters.hit_bytes, bytes.len() as u64);
+                    have.insert(b, bytes);
+                }
+                None => failed.push(b),
             }
         }
-        self.fetch(location, &name, &runs, &mut have, &mut meta).await?;
+        // (A read waited for failed or was dropped: fetch those blocks here.)
+        self.fetch(location, &name, &self.runs(failed), &mut have, &mut meta)
+            .await?;
         let meta = match meta {
             Some(m) => m,
             // Every range was empty and nothing is known of the object: ask the store.
@@ -338,6 +449,18 @@ impl BlockCache {
         Ok((out, meta))
     }
 
+    /// Runs of consecutive `blocks` (ascending), cut at the request size.
+    fn runs(&self, blocks: Vec<u64>) -> Vec<Range<u64>> {
+        let mut runs: Vec<Range<u64>> = Vec::new();
+        for b in blocks {
+            match runs.last_mut() {
+                Some(r) if r.end == b && r.end - r.start < self.blocks_per_request => r.end = b + 1,
+                _ => runs.push(b..b + 1),
+            }
+        }
+        runs
+    }
+
     /// Fetches `runs` of blocks of `location` at once, one GET each, into `have` and the cache;
     /// sets `meta` from the first answer when it is `None`. A block is kept as its own buffer
     /// (copied out of a response of several blocks), so that a cached block never holds a whole
@@ -347,7 +470,7 @@ impl BlockCache {
         location: &Path,
         name: &str,
         runs: &[Range<u64>],
-        have: &mut std::collections::HashMap<u64, Bytes>,
+        have: &mut HashMap<u64, Bytes>,
         meta: &mut Option<ObjectMeta>,
     ) -> Result<()> {
         let fetches = runs.iter().map(|r| {
@@ -392,7 +515,7 @@ impl BlockCache {
 
 /// The bytes of `range` out of the blocks in `have` (a slice of one block when the range is inside
 /// it, else a copy).
-fn assemble(have: &std::collections::HashMap<u64, Bytes>, range: Range<u64>) -> Result<Bytes> {
+fn assemble(have: &HashMap<u64, Bytes>, range: Range<u64>) -> Result<Bytes> {
     if range.is_empty() {
         return Ok(Bytes::new());
     }

@@ -54,7 +54,8 @@ async fn a_fresh_scan_reads_row_groups_ahead_on_s3() {
         .append("iot.readings", vec![data], AppendOptions::default())
         .await
         .unwrap();
-    assert_eq!(writer.info("iot.readings").await.unwrap().live_files, 1);
+    let info = writer.info("iot.readings").await.unwrap();
+    assert_eq!(info.live_files, 1);
 
     let sql = "SELECT host, count(*), sum(v), min(ts), max(ts) FROM iot.readings GROUP BY host ORDER BY host";
     let latency = Latency {
@@ -64,20 +65,30 @@ async fn a_fresh_scan_reads_row_groups_ahead_on_s3() {
     // The block cache off, so that its 1 MiB blocks do not stand in for the read-ahead.
     let mut answers = vec![];
     let mut trips = vec![];
+    let mut bytes = vec![];
     for extra in [
         &[("cache", "off")][..],
         &[("cache", "off"), ("read-ahead-bytes", "0")][..],
         &[("read-ahead-bytes", "256KiB")][..],
+        &[][..],
     ] {
         let (lake, counters) = counted_with(&backend, extra, latency);
         let (answer, r) = requests(&counters, lake.sql(sql)).await;
         eprintln!("{extra:?}: {r:?}");
         answers.push(rows(&answer.unwrap().batches));
         trips.push(r.round_trips);
+        bytes.push(r.bytes_read);
     }
-    assert_eq!(answers[0], answers[1]);
-    assert_eq!(answers[0], answers[2]);
+    for a in &answers[1..] {
+        assert_eq!(&answers[0], a);
+    }
     assert_eq!(answers[0].len(), 4);
+    // With the block cache, the read-ahead and the readers fetch each block once (a block being
+    // fetched is waited for): no more than the file and its metadata.
+    for b in &bytes[2..] {
+        assert!(*b <= info.bytes + (1 << 20), "{bytes:?}, file {}", info.bytes);
+    }
+    assert!(trips[3] <= 5, "{trips:?}");
     // Without read-ahead: about one round trip per row group the scan's threads read in turn.
     assert!(trips[1] >= 10, "{trips:?}");
     // With it: the state, the first row groups with the read-ahead of the rest, and a few more.
