@@ -1,21 +1,24 @@
 //! Read-ahead of data files' row groups on object storage, for one scan.
 //!
 //! The Parquet reader asks for one row group's column chunks at a time and asks for the next only
-//! when it has decoded the current one (parquet 58's `ParquetRecordBatchStream`), and the scan cuts
-//! a large file into byte ranges read one after another by each thread (`query::work_units`). So
-//! a scan of a file with n row groups waited on n GETs in a chain: on S3, 20-90 ms each before the
-//! first byte. Here, when a reader asks for the chunks of row group r of a file, the chunks of the
-//! same columns in the file's later row groups (those the file's access plan keeps, whichever of
-//! the scan's ranges holds them) are fetched at once as well, up to a byte budget ahead of the
-//! file's readers; the requests of the file's readers are answered from them. A request the
-//! fetched chunks do not cover (a column read for the first time, say) goes to the store as
-//! before.
+//! when it has decoded the current one (parquet 58's `ParquetRecordBatchStream`), so a reader of
+//! a range of n row groups waited on n GETs in a chain: on S3, 20-90 ms each before the first
+//! byte. Here, when a reader asks for the chunks of row group r, the chunks of the same columns in
+//! the next row groups of its range (those the file's access plan keeps) are fetched at once as
+//! well, up to a byte budget not yet read, and its later requests are answered from them. A reader
+//! that opens a file another reader of the scan has already read from (so the columns are known)
+//! starts on its first row groups before it asks. A request the fetched chunks do not cover (a
+//! column read for the first time, say) goes to the store as before.
 //!
-//! Which row groups the scan's predicate rules out by their statistics is not known here (the
-//! opener prunes them after its reader exists), so a read-ahead may fetch chunks that are never
-//! read: at most the budget per file. Hence it is for object storage only
-//! (`LakeOptions::read_ahead_bytes`). Chunks are dropped once read, and all of a file's when its
-//! last open reader closes.
+//! Which row groups the scan's predicate rules out by their statistics, or which pages it keeps
+//! by the page index, is not known here (the opener prunes after its reader exists), so a
+//! read-ahead may fetch chunks that are never read. Two signs stop it for the rest of the file:
+//! a request for parts of chunks (pages a page index kept), and a request that skips a row group
+//! fetched ahead (one its statistics ruled out). Some waste stays possible,
+//! which is why it is for object storage only (`LakeOptions::read_ahead_bytes`). And a reader
+//! starts with one row group ahead, doubling the number each time the read-ahead answers it (as
+//! TCP's slow start does), so a reader whose next row groups its statistics rule out (one
+//! series' rows in a file of many) fetches one row group for nothing, not the budget.
 
 use std::collections::HashMap;
 use std::ops::Range;
@@ -35,12 +38,13 @@ use parquet::file::metadata::ParquetMetaData;
 /// The result of one read-ahead: the chunks' bytes, in the order of its ranges.
 type Fetched = Shared<BoxFuture<'static, Result<Arc<Vec<Bytes>>, Arc<String>>>>;
 
-/// The read-ahead of one scan: a [`ReadAhead`] for each reader, sharing one state per file.
+/// The read-ahead of one scan: a [`ReadAhead`] for each reader, sharing what is learnt of each
+/// file.
 pub(crate) struct ReadAheads {
     store: Arc<dyn ObjectStore>,
-    /// Bytes of chunks fetched ahead of a file's readers and not read yet, at most.
+    /// Bytes of chunks one reader has fetched ahead and not read yet, at most.
     budget: u64,
-    files: Mutex<HashMap<Path, Arc<Mutex<FileAhead>>>>,
+    files: Mutex<HashMap<Path, Arc<Mutex<FileState>>>>,
 }
 
 impl std::fmt::Debug for ReadAheads {
@@ -52,7 +56,7 @@ impl std::fmt::Debug for ReadAheads {
 }
 
 impl ReadAheads {
-    /// Read-ahead through `store`, up to `budget` bytes per file.
+    /// Read-ahead through `store`, up to `budget` bytes per reader.
     pub(crate) fn new(store: Arc<dyn ObjectStore>, budget: u64) -> Self {
         ReadAheads {
             store,
@@ -64,111 +68,108 @@ impl ReadAheads {
     /// The read-ahead of a reader of `file`; the bytes it answers are added to `scanned`.
     pub(crate) fn reader(&self, file: &PartitionedFile, scanned: Count) -> ReadAhead {
         let path = file.object_meta.location.clone();
-        let plan = file.extensions.get_arc::<ParquetAccessPlan>();
         let state = self
             .files
             .lock()
             .expect("read-ahead lock")
             .entry(path.clone())
-            .or_insert_with(|| {
-                Arc::new(Mutex::new(FileAhead {
-                    plan,
-                    metadata: None,
-                    columns: Vec::new(),
-                    ahead: Vec::new(),
-                    next: 0,
-                    readers: HashMap::new(),
-                    next_reader: 0,
-                }))
-            })
+            .or_default()
             .clone();
-        let id = {
-            let mut s = state.lock().expect("read-ahead lock");
-            s.next_reader += 1;
-            let id = s.next_reader;
-            s.readers.insert(id, None);
-            id
-        };
         ReadAhead {
             file: state,
-            id,
             store: self.store.clone(),
             path,
+            range: file.range.as_ref().map(|r| r.start.max(0) as u64..r.end.max(0) as u64),
+            plan: file.extensions.get_arc::<ParquetAccessPlan>(),
             budget: self.budget,
+            ahead: Vec::new(),
+            started: Vec::new(),
+            window: 1,
             scanned,
         }
     }
 }
 
-/// One row group's chunks fetched (or being fetched) ahead of the readers.
+/// What the scan's readers have learnt of one file.
+#[derive(Default)]
+struct FileState {
+    metadata: Option<Arc<ParquetMetaData>>,
+    /// Columns (leaf indexes) the readers have asked for.
+    columns: Vec<usize>,
+    /// Whether a reader's requests showed a selective scan (module docs): no more read-ahead.
+    selective: bool,
+}
+
+/// One row group's chunks fetched (or being fetched) ahead of the reader.
 struct Ahead {
     row_group: usize,
     ranges: Vec<Range<u64>>,
-    /// Which of `ranges` a reader has been given.
+    /// Which of `ranges` the reader has been given.
     served: Vec<bool>,
     bytes: u64,
     data: Fetched,
     abort: tokio::task::AbortHandle,
 }
 
-/// The read-ahead state of one file in one scan.
-struct FileAhead {
-    /// Row groups the access plan keeps (`None`: all).
-    plan: Option<Arc<ParquetAccessPlan>>,
-    metadata: Option<Arc<ParquetMetaData>>,
-    /// Columns (leaf indexes) the readers have asked for.
-    columns: Vec<usize>,
-    ahead: Vec<Ahead>,
-    /// The first row group not yet considered for read-ahead.
-    next: usize,
-    /// The row group each open reader is at (`None`: it has read nothing yet).
-    readers: HashMap<u64, Option<usize>>,
-    next_reader: u64,
-}
-
-impl FileAhead {
-    /// Whether row group `i` is one the scan reads, as far as is known here.
-    fn kept(&self, i: usize) -> bool {
-        match &self.plan {
-            Some(plan) => i < plan.len() && plan.should_scan(i),
-            None => true,
-        }
-    }
-
-    /// Drops what every open reader has passed, and what has been read.
-    fn drop_passed(&mut self) {
-        let lowest = self.readers.values().flatten().min().copied();
-        self.ahead.retain(|a| {
-            let all_read = a.served.iter().all(|s| *s);
-            let passed = lowest.is_some_and(|l| a.row_group < l);
-            // A fetch a reader waits on runs on; one nobody will read is stopped.
-            if passed && !a.served.iter().any(|s| *s) {
-                a.abort.abort();
-            }
-            !all_read && !passed
-        });
-    }
-}
-
 /// The read-ahead of one reader of a data file (module docs).
 pub(crate) struct ReadAhead {
-    file: Arc<Mutex<FileAhead>>,
-    id: u64,
+    file: Arc<Mutex<FileState>>,
     store: Arc<dyn ObjectStore>,
     path: Path,
+    /// The reader's byte range of the file: its row groups are those whose first page starts in
+    /// it (DataFusion's `prune_by_range`; `None`: the whole file).
+    range: Option<Range<u64>>,
+    /// Row groups the access plan keeps (`None`: all).
+    plan: Option<Arc<ParquetAccessPlan>>,
     budget: u64,
+    ahead: Vec<Ahead>,
+    /// Row groups read or being read ahead: not to be fetched ahead again.
+    started: Vec<bool>,
+    /// Row groups fetched ahead and not read, at most: 1 at first, doubled each time a request is
+    /// answered from the read-ahead (so a reader whose row groups its statistics rule out wastes
+    /// at most one).
+    window: usize,
     /// Bytes answered from the read-ahead (DataFusion's `bytes_scanned` of the file).
     scanned: Count,
 }
 
+/// The bytes of column `c`'s chunk in row group `rg`.
+fn chunk(meta: &ParquetMetaData, rg: usize, c: usize) -> Range<u64> {
+    let (start, len) = meta.row_group(rg).column(c).byte_range();
+    start..start + len
+}
+
 impl ReadAhead {
+    /// Whether row group `rg` is one this reader reads, as far as is known here.
+    fn mine(&self, meta: &ParquetMetaData, rg: usize) -> bool {
+        if let Some(plan) = &self.plan {
+            if rg >= plan.len() || !plan.should_scan(rg) {
+                return false;
+            }
+        }
+        let col = meta.row_group(rg).column(0);
+        let first = col
+            .dictionary_page_offset()
+            .unwrap_or_else(|| col.data_page_offset())
+            .max(0) as u64;
+        self.range.as_ref().is_none_or(|r| r.contains(&first))
+    }
+
     /// The file's footer, once the reader has it: row groups and chunks are known from then on.
+    /// When another reader of the file has already asked for chunks (so the columns are known),
+    /// this reader's first row groups are fetched at once, before it asks for them.
     pub(crate) fn set_metadata(&mut self, metadata: Arc<ParquetMetaData>) {
-        self.file
-            .lock()
-            .expect("read-ahead lock")
-            .metadata
-            .get_or_insert(metadata);
+        let (meta, columns) = {
+            let mut file = self.file.lock().expect("read-ahead lock");
+            let meta = file.metadata.get_or_insert(metadata).clone();
+            if file.selective {
+                return;
+            }
+            (meta, file.columns.clone())
+        };
+        if !columns.is_empty() {
+            self.start(&meta, &columns, 0);
+        }
     }
 
     /// Answers `ranges` from the read-ahead when it covers all of them (waiting for the fetches
@@ -178,28 +179,45 @@ impl ReadAhead {
         &mut self,
         ranges: &[Range<u64>],
     ) -> Option<BoxFuture<'static, parquet::errors::Result<Vec<Bytes>>>> {
-        let mut file = self.file.lock().expect("read-ahead lock");
-        let meta = file.metadata.clone()?;
-        let first = ranges.first()?;
-        let chunk = |rg: usize, c: usize| {
-            let (start, len) = meta.row_group(rg).column(c).byte_range();
-            start..start + len
-        };
-        // The row group the reader is at, and the columns it asks for.
-        let rg = (0..meta.num_row_groups())
-            .find(|&rg| (0..meta.row_group(rg).num_columns()).any(|c| chunk(rg, c).contains(&first.start)))?;
-        for c in 0..meta.row_group(rg).num_columns() {
-            let cr = chunk(rg, c);
-            if !file.columns.contains(&c) && ranges.iter().any(|r| r.start < cr.end && cr.start < r.end) {
-                file.columns.push(c);
+        let (meta, columns, selective, rg) = {
+            let state = self.file.clone();
+            let mut file = state.lock().expect("read-ahead lock");
+            let meta = file.metadata.clone()?;
+            let first = ranges.first()?;
+            // The row group the reader is at, and the columns it asks for.
+            let rg = (0..meta.num_row_groups()).find(|&rg| {
+                (0..meta.row_group(rg).num_columns()).any(|c| chunk(&meta, rg, c).contains(&first.start))
+            })?;
+            let touched: Vec<Range<u64>> = (0..meta.row_group(rg).num_columns())
+                .filter_map(|c| {
+                    let cr = chunk(&meta, rg, c);
+                    let hit = ranges.iter().any(|r| r.start < cr.end && cr.start < r.end);
+                    if hit && !file.columns.contains(&c) {
+                        file.columns.push(c);
+                    }
+                    hit.then_some(cr)
+                })
+                .collect();
+            file.columns.sort_unstable();
+            // Parts of chunks (pages a page index kept), or a row group fetched ahead and
+            // skipped (ruled out by its statistics): a selective scan.
+            let asked: u64 = ranges.iter().map(|r| r.end - r.start).sum();
+            let whole: u64 = touched.iter().map(|r| r.end - r.start).sum();
+            if asked * 10 < whole * 9
+                || self
+                    .ahead
+                    .iter()
+                    .any(|a| a.row_group < rg && !a.served.iter().any(|s| *s))
+            {
+                file.selective = true;
             }
-        }
-        file.columns.sort_unstable();
-        file.readers.insert(self.id, Some(rg));
+            self.mark(meta.num_row_groups(), rg);
+            (meta, file.columns.clone(), file.selective, rg)
+        };
         // Answered from the read-ahead when every range lies in one of its chunks.
         let mut parts = Vec::with_capacity(ranges.len());
         for r in ranges {
-            let found = file.ahead.iter().enumerate().find_map(|(ai, a)| {
+            let found = self.ahead.iter().enumerate().find_map(|(ai, a)| {
                 a.ranges
                     .iter()
                     .position(|c| c.start <= r.start && r.end <= c.end)
@@ -217,7 +235,7 @@ impl ReadAhead {
             .into_iter()
             .zip(ranges)
             .map(|((ai, i), r)| {
-                let a = &mut file.ahead[ai];
+                let a = &mut self.ahead[ai];
                 a.served[i] = true;
                 (
                     a.data.clone(),
@@ -227,9 +245,21 @@ impl ReadAhead {
                 )
             })
             .collect();
-        file.drop_passed();
-        self.start(&mut file, &meta, rg);
-        drop(file);
+        // What is read, or passed without being read, is not kept.
+        self.ahead.retain(|a| {
+            let read = a.served.iter().all(|s| *s);
+            let skipped = a.row_group < rg && !a.served.iter().any(|s| *s);
+            if skipped {
+                a.abort.abort();
+            }
+            !read && !skipped
+        });
+        if !parts.is_empty() {
+            self.window = (self.window * 2).min(1 << 10);
+        }
+        if !selective {
+            self.start(&meta, &columns, rg + 1);
+        }
         if parts.is_empty() {
             return None;
         }
@@ -258,26 +288,33 @@ impl ReadAhead {
         )
     }
 
-    /// Starts fetching the chunks of the columns read so far in the row groups after `at`, while
-    /// the bytes fetched and not yet read stay within the budget.
-    fn start(&self, file: &mut FileAhead, meta: &ParquetMetaData, at: usize) {
-        file.next = file.next.max(at + 1);
-        let mut ahead: u64 = file.ahead.iter().map(|a| a.bytes).sum();
-        while file.next < meta.num_row_groups() && ahead < self.budget {
-            let rg = file.next;
-            file.next += 1;
-            if !file.kept(rg) {
+    /// Notes that row group `rg` (of `n`) is read or being read.
+    fn mark(&mut self, n: usize, rg: usize) {
+        if self.started.len() < n {
+            self.started.resize(n, false);
+        }
+        self.started[rg] = true;
+    }
+
+    /// Starts fetching the chunks of `columns` in this reader's row groups from `from` on that are
+    /// not read or being read yet, while the bytes fetched and not yet read stay within the
+    /// budget.
+    fn start(&mut self, meta: &ParquetMetaData, columns: &[usize], from: usize) {
+        let mut ahead: u64 = self.ahead.iter().map(|a| a.bytes).sum();
+        let mut count = self.ahead.len();
+        for rg in from..meta.num_row_groups() {
+            if ahead >= self.budget || count >= self.window {
+                break;
+            }
+            if self.started.get(rg).copied().unwrap_or(false) || !self.mine(meta, rg) {
                 continue;
             }
+            self.mark(meta.num_row_groups(), rg);
             let group = meta.row_group(rg);
-            let ranges: Vec<Range<u64>> = file
-                .columns
+            let ranges: Vec<Range<u64>> = columns
                 .iter()
                 .filter(|&&c| c < group.num_columns())
-                .map(|&c| {
-                    let (start, len) = group.column(c).byte_range();
-                    start..start + len
-                })
+                .map(|&c| chunk(meta, rg, c))
                 .collect();
             let bytes: u64 = ranges.iter().map(|r| r.end - r.start).sum();
             if bytes == 0 {
@@ -296,7 +333,8 @@ impl ReadAhead {
             .boxed()
             .shared();
             ahead += bytes;
-            file.ahead.push(Ahead {
+            count += 1;
+            self.ahead.push(Ahead {
                 row_group: rg,
                 served: vec![false; ranges.len()],
                 ranges,
@@ -310,15 +348,11 @@ impl ReadAhead {
 
 impl Drop for ReadAhead {
     fn drop(&mut self) {
-        let mut file = self.file.lock().expect("read-ahead lock");
-        file.readers.remove(&self.id);
-        if file.readers.is_empty() {
-            for a in file.ahead.drain(..) {
+        // What this reader fetched ahead and never read, nobody else reads.
+        for a in &self.ahead {
+            if !a.served.iter().any(|s| *s) {
                 a.abort.abort();
             }
-            file.next = 0;
-        } else {
-            file.drop_passed();
         }
     }
 }

@@ -29,8 +29,9 @@ const GUIDED_DIVISOR: u64 = 4;
 const MIN_PIECE_BYTES: u64 = 8 * 1024 * 1024;
 
 /// Cuts the files of a scan over `partitions` partitions into ranges that shrink as the cutting
-/// goes: each is 1/(4 x `partitions`) of the bytes not cut yet, at least 8 MiB (guided
-/// self-scheduling, Polychronopoulos and Kuck, 1987). Sorted largest first ([`groups`]), the queue
+/// goes: each is about 1/(4 x `partitions`) of the bytes not cut yet, down to about 8 MiB (guided
+/// self-scheduling, Polychronopoulos and Kuck, 1987; a file is cut into equal pieces of at most
+/// the size wanted, so no piece is a sliver). Sorted largest first ([`groups`]), the queue
 /// starts with a few large ranges and ends with ranges of about a row group, so the partition
 /// that finishes last waits for little: with ranges of 1/16 of the bytes each, one partition of
 /// a full scan of two large compacted files sat idle for up to a sixteenth of the scan while the
@@ -52,6 +53,7 @@ pub(crate) fn split(files: Vec<(PartitionedFile, u64)>, partitions: usize) -> Ve
     for (file, rows) in files {
         let size = file.object_meta.size;
         let first = piece(remaining);
+        // (Kept whole: its pieces would be smaller than two-thirds of it.)
         if file.range.is_some() || size < first + first / 2 {
             remaining = remaining.saturating_sub(size);
             out.push((file, rows));
@@ -63,12 +65,9 @@ pub(crate) fn split(files: Vec<(PartitionedFile, u64)>, partitions: usize) -> Ve
             .map(|s| Arc::new(s.as_ref().clone().to_inexact()));
         let mut start = 0;
         while start < size {
-            let want = piece(remaining);
-            let end = if size - start < want + want / 2 {
-                size
-            } else {
-                start + want
-            };
+            // The rest of the file in equal pieces of at most the size wanted now: the next one.
+            let left = size - start;
+            let end = start + left / left.div_ceil(piece(remaining));
             let share = (rows as u128 * end as u128 / size as u128) as u64
                 - (rows as u128 * start as u128 / size as u128) as u64;
             let mut range = file.clone().with_range(start as i64, end as i64);
@@ -128,15 +127,24 @@ mod tests {
         let out = split(vec![(big, 1_000_003), (small, 17)], 2);
         let ranges: Vec<_> = out.iter().filter(|(f, _)| f.path().as_ref() == "a.parquet").collect();
         assert!(ranges.len() >= 8, "{}", ranges.len());
-        // Shrinking: the first range is 1/8 of the bytes, the last ones about 8 MiB.
+        // Shrinking: the first range is about 1/8 of the bytes, the last ones at most 8 MiB.
         let sizes: Vec<i64> = ranges
             .iter()
             .map(|(f, _)| f.range.as_ref().map(|r| r.end - r.start).unwrap())
             .collect();
-        assert_eq!(sizes[0], 204 * 1024 * 1024 / 8, "{sizes:?}");
-        // (The file's last range takes what is left when that is less than half a range more.)
-        assert!(sizes[..sizes.len() - 1].windows(2).all(|w| w[0] >= w[1]), "{sizes:?}");
-        assert!(*sizes.last().unwrap() < 12 * 1024 * 1024, "{sizes:?}");
+        assert!(
+            sizes[0] <= 204 * 1024 * 1024 / 8 && sizes[0] >= 20 * 1024 * 1024,
+            "{sizes:?}"
+        );
+        assert!(sizes.windows(2).all(|w| w[0] >= w[1]), "{sizes:?}");
+        // A file of 2.25 ranges of the smallest size: three equal ranges.
+        let mid = split(vec![(PartitionedFile::new("m.parquet", 18 * 1024 * 1024), 9)], 2);
+        let mid: Vec<i64> = mid
+            .iter()
+            .map(|(f, _)| f.range.as_ref().map(|r| r.end - r.start).unwrap())
+            .collect();
+        assert_eq!(mid, vec![6 * 1024 * 1024; 3]);
+        assert!(*sizes.last().unwrap() <= 8 * 1024 * 1024, "{sizes:?}");
         let mut at = 0;
         for (f, _) in &ranges {
             let r = f.range.as_ref().unwrap();
