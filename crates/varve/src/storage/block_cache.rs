@@ -118,7 +118,10 @@ type Key = (String, u64);
 
 /// A block being fetched: the fetching read's claim number and the block's bytes once it has them
 /// (an error when the fetch failed or was dropped).
-type Pending = (u64, Shared<oneshot::Receiver<Bytes>>);
+type Pending = (u64, Waiting);
+
+/// What a read waiting for a block another read fetches awaits: the block, or an error.
+type Waiting = Shared<oneshot::Receiver<Bytes>>;
 
 /// Blocks being fetched, by the reads that fetch them.
 #[derive(Default)]
@@ -139,11 +142,7 @@ struct Claim<'a> {
 impl InFlight {
     /// Splits `blocks` of object `name` into those this read fetches (claimed, so that others
     /// wait for them) and those another read is fetching (with what to wait on).
-    fn claim<'a>(
-        &'a self,
-        name: &str,
-        blocks: Vec<u64>,
-    ) -> (Claim<'a>, Vec<u64>, Vec<(u64, Shared<oneshot::Receiver<Bytes>>)>) {
+    fn claim<'a>(&'a self, name: &str, blocks: Vec<u64>) -> (Claim<'a>, Vec<u64>, Vec<(u64, Waiting)>) {
         let id = self.next_claim.fetch_add(1, Ordering::Relaxed);
         let mut claim = Claim {
             inflight: self,
