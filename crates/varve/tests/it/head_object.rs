@@ -5,7 +5,7 @@
 
 use std::sync::Arc;
 
-use arrow::array::{ArrayRef, Float64Array, RecordBatch, StringArray, TimestampMicrosecondArray};
+use arrow::array::{Float64Array, RecordBatch};
 use arrow::datatypes::{DataType, Field, Schema, TimeUnit};
 use object_store::path::Path;
 use object_store::ObjectStoreExt;
@@ -260,31 +260,14 @@ async fn a_fresh_selective_query_on_a_compacted_file_reads_no_footer() {
 }
 
 async fn fresh_selective_query_on_a_large_file(compacted: bool) {
-    const DAY0: i64 = 1_699_920_000_000_000; // 2023-11-14T00:00:00Z
     let backend = Backend::s3();
     let writer = backend.open();
-    let schema = batch(1, 1, DAY0).schema();
-    let (hosts, per_host) = (4usize, 80_000usize);
-    let (mut ts, mut host, mut v) = (vec![], vec![], vec![]);
-    let mut expected_sum = 0.0f64;
-    for h in 0..hosts {
-        for i in 0..per_host {
-            ts.push(DAY0 + i as i64 * 1_000_000);
-            host.push(format!("h{h}"));
-            // Values that do not compress, so that the file is several MiB.
-            let x = (i as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ (h as u64) << 7;
-            v.push(x as f64 / 3.0);
-            if h == 2 && (5 * 3600..6 * 3600).contains(&i) {
-                expected_sum += x as f64 / 3.0;
-            }
-        }
-    }
-    let columns: Vec<ArrayRef> = vec![
-        Arc::new(TimestampMicrosecondArray::from(ts).with_timezone("UTC")),
-        Arc::new(StringArray::from(host)),
-        Arc::new(Float64Array::from(v)),
-    ];
-    let big = RecordBatch::try_new(schema.clone(), columns).unwrap();
+    // Values that do not compress, so that the file is several MiB.
+    let per_host = 80_000usize;
+    let big = crate::read_ahead::readings(4, per_host);
+    let schema = big.schema();
+    let v = big.column(2).as_any().downcast_ref::<Float64Array>().unwrap();
+    let expected_sum: f64 = (5 * 3600..6 * 3600).map(|i| v.value(2 * per_host + i)).sum();
     let contract = TableContract::time_series("ts").with_series_key(["host"]);
     writer.create_table("iot.readings", &schema, &contract).await.unwrap();
     if compacted {

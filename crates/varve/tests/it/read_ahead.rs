@@ -14,8 +14,8 @@ use crate::fast_paths::{batch, counted_with, requests};
 
 const DAY0: i64 = 1_699_920_000_000_000; // 2023-11-14T00:00:00Z
 
-/// `hosts` x `per_host` readings a second apart, values that do not compress.
-fn readings(hosts: usize, per_host: usize) -> RecordBatch {
+/// `hosts` x `per_host` readings a second apart from 2023-11-14, values that do not compress.
+pub(crate) fn readings(hosts: usize, per_host: usize) -> RecordBatch {
     let schema = batch(1, 1, DAY0).schema();
     let (mut ts, mut host, mut v) = (vec![], vec![], vec![]);
     for h in 0..hosts {
