@@ -35,8 +35,9 @@ use object_store::ObjectStore;
 use parquet::errors::ParquetError;
 use parquet::file::metadata::ParquetMetaData;
 
-/// The result of one read-ahead: the chunks' bytes, in the order of its ranges.
-type Fetched = Shared<BoxFuture<'static, Result<Arc<Vec<Bytes>>, Arc<String>>>>;
+/// The result of one read-ahead: the chunks' bytes, in the order of its ranges (`None`: it failed
+/// or was stopped, and the reader reads the store itself).
+type Fetched = Shared<BoxFuture<'static, Option<Arc<Vec<Bytes>>>>>;
 
 /// The read-ahead of one scan: a [`ReadAhead`] for each reader, sharing what is learnt of each
 /// file.
@@ -157,7 +158,7 @@ impl ReadAhead {
 
     /// The file's footer, once the reader has it: row groups and chunks are known from then on.
     /// When another reader of the file has already asked for chunks (so the columns are known),
-    /// this reader's first row groups are fetched at once, before it asks for them.
+    /// this reader's first row group is fetched at once, before it asks for it.
     pub(crate) fn set_metadata(&mut self, metadata: Arc<ParquetMetaData>) {
         let (meta, columns) = {
             let mut file = self.file.lock().expect("read-ahead lock");
@@ -271,10 +272,10 @@ impl ReadAhead {
                 let mut out = Vec::with_capacity(parts.len());
                 for (data, i, offset, len) in parts {
                     match data.await {
-                        Ok(chunks) => out.push(chunks[i].slice(offset..offset + len)),
+                        Some(chunks) => out.push(chunks[i].slice(offset..offset + len)),
                         // A failed read-ahead is read again, so that the error the reader sees
                         // is the store's own (a missing file stays "not found").
-                        Err(_) => {
+                        None => {
                             return store
                                 .get_ranges(&path, &wanted)
                                 .await
@@ -323,15 +324,9 @@ impl ReadAhead {
             let (store, path, wanted) = (self.store.clone(), self.path.clone(), ranges.clone());
             let task = tokio::spawn(async move { store.get_ranges(&path, &wanted).await });
             let abort = task.abort_handle();
-            let data: Fetched = async move {
-                match task.await {
-                    Ok(Ok(chunks)) => Ok(Arc::new(chunks)),
-                    Ok(Err(e)) => Err(Arc::new(e.to_string())),
-                    Err(e) => Err(Arc::new(format!("read-ahead stopped: {e}"))),
-                }
-            }
-            .boxed()
-            .shared();
+            let data: Fetched = async move { task.await.ok().and_then(|r| r.ok()).map(Arc::new) }
+                .boxed()
+                .shared();
             ahead += bytes;
             count += 1;
             self.ahead.push(Ahead {
