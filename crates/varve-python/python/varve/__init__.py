@@ -398,7 +398,8 @@ class Lake:
             ``secret_access_key``, ``allow_http``, ...; ``AWS_*`` environment variables are read too.
             Also Varve's own: ``version-check-interval`` (default ``1s``), ``cache``
             (``memory``, ``disk`` or ``off``), ``cache-memory-bytes`` (``256MiB``), ``cache-dir``,
-            ``cache-disk-bytes`` (``10GiB``), ``cache-request-bytes`` (``1MiB``),
+            ``cache-disk-bytes`` (``10GiB``), ``cache-block-bytes`` (``1MiB``),
+            ``cache-request-bytes`` (``1MiB``), ``cache-coalesce-bytes`` (``0``),
             ``filter-pushdown`` (``auto``, ``on`` or ``off``), ``read-ahead-bytes`` (``auto``: 16 MiB on S3);
             see docs/operations.md.
         create: make the directory of a local lake that does not exist yet (as ``varve import``

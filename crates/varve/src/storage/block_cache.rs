@@ -1,7 +1,7 @@
 //! The block cache: an object store in front of the lake's store that keeps the bytes of immutable
 //! objects (data files, delete files, manifests, manifest lists and last-value indexes: every
 //! `.parquet` and `.avro` object, which Varve writes once under a fresh name and never rewrites) in
-//! blocks of [`BLOCK_BYTES`], in memory and optionally in a directory on local disk that processes
+//! blocks of `cache-block-bytes` (`storage::options`), in memory and optionally in a directory on local disk that processes
 //! share. Other objects (metadata JSON, version hints, namespace markers) and conditional reads pass
 //! through.
 //!
@@ -47,9 +47,6 @@ use object_store::{
 };
 
 use crate::storage::options::{CacheMode, LakeOptions};
-
-/// Bytes of one cached block (the last block of an object is shorter).
-pub(crate) const BLOCK_BYTES: u64 = 1 << 20;
 
 /// Objects of at most this size are kept whole when written under a table's `metadata/` folder
 /// (`<namespace>/<table>/metadata/`),
@@ -200,8 +197,13 @@ impl Drop for Claim<'_> {
 /// The cache in front of a store (module docs).
 pub(crate) struct BlockCache {
     inner: Arc<dyn ObjectStore>,
+    /// Bytes of a block (`cache-block-bytes`).
+    block: u64,
     /// Blocks per GET.
     blocks_per_request: u64,
+    /// Missing blocks at most this many blocks apart share a GET (the blocks between are fetched
+    /// too): `cache-coalesce-bytes` over the block size.
+    gap_blocks: u64,
     memory: Cache<Key, Bytes>,
     disk: Option<DiskTier>,
     /// What the store said of each object read (size, modification time, e-tag).
@@ -249,7 +251,11 @@ impl BlockCache {
     pub(crate) fn new(inner: Arc<dyn ObjectStore>, options: &LakeOptions) -> crate::Result<Option<Arc<BlockCache>>> {
         let disk = match (options.cache, &options.cache_dir) {
             (CacheMode::Off, _) => return Ok(None),
-            (CacheMode::Disk, Some(dir)) => Some(DiskTier::open(dir.clone(), options.cache_disk_bytes)?),
+            (CacheMode::Disk, Some(dir)) => Some(DiskTier::open(
+                dir.clone(),
+                options.cache_disk_bytes,
+                options.cache_block_bytes,
+            )?),
             _ => None,
         };
         let memory = Cache::builder()
@@ -258,7 +264,9 @@ impl BlockCache {
             .build();
         Ok(Some(Arc::new(BlockCache {
             inner,
-            blocks_per_request: (options.cache_request_bytes / BLOCK_BYTES).max(1),
+            block: options.cache_block_bytes,
+            blocks_per_request: (options.cache_request_bytes / options.cache_block_bytes).max(1),
+            gap_blocks: options.cache_coalesce_bytes / options.cache_block_bytes,
             memory,
             disk,
             metas: Cache::new(100_000),
@@ -329,7 +337,7 @@ impl BlockCache {
         if self.metas.get(&name).is_none_or(|m| m.size != size) {
             self.metas.insert(name.clone(), sized(location, size));
         }
-        for (i, chunk) in data.chunks(BLOCK_BYTES as usize).enumerate() {
+        for (i, chunk) in data.chunks(self.block as usize).enumerate() {
             self.keep((name.clone(), i as u64), Bytes::copy_from_slice(chunk));
         }
     }
@@ -357,7 +365,7 @@ impl BlockCache {
         for r in ranges {
             let end = meta.as_ref().map_or(r.end, |m| r.end.min(m.size));
             if end > r.start {
-                wanted.extend(r.start / BLOCK_BYTES..end.div_ceil(BLOCK_BYTES));
+                wanted.extend(r.start / self.block..end.div_ceil(self.block));
             }
         }
         // The object's size is not known yet: learn it from the first block, so that no GET asks
@@ -374,7 +382,7 @@ impl BlockCache {
                 )
                 .await?;
                 if let Some(m) = &meta {
-                    let blocks = m.size.div_ceil(BLOCK_BYTES);
+                    let blocks = m.size.div_ceil(self.block);
                     wanted.retain(|b| *b < blocks);
                 }
             }
@@ -443,17 +451,18 @@ impl BlockCache {
                     .into(),
                 });
             }
-            out.push(assemble(&have, r.start..end)?);
+            out.push(assemble(&have, r.start..end, self.block)?);
         }
         Ok((out, meta))
     }
 
-    /// Runs of consecutive `blocks` (ascending), cut at the request size.
+    /// Runs of `blocks` (ascending) to fetch: blocks at most `gap_blocks` apart share a run (the
+    /// blocks between are fetched too), cut at the request size.
     fn runs(&self, blocks: Vec<u64>) -> Vec<Range<u64>> {
         let mut runs: Vec<Range<u64>> = Vec::new();
         for b in blocks {
             match runs.last_mut() {
-                Some(r) if r.end == b && r.end - r.start < self.blocks_per_request => r.end = b + 1,
+                Some(r) if b - r.end <= self.gap_blocks && b + 1 - r.start <= self.blocks_per_request => r.end = b + 1,
                 _ => runs.push(b..b + 1),
             }
         }
@@ -474,7 +483,7 @@ impl BlockCache {
     ) -> Result<()> {
         let fetches = runs.iter().map(|r| {
             let options = GetOptions {
-                range: Some(GetRange::Bounded(r.start * BLOCK_BYTES..r.end * BLOCK_BYTES)),
+                range: Some(GetRange::Bounded(r.start * self.block..r.end * self.block)),
                 ..Default::default()
             };
             async move {
@@ -488,11 +497,11 @@ impl BlockCache {
         for (start, bytes, got_meta) in futures::future::try_join_all(fetches).await? {
             add(&self.counters.requests, 1);
             add(&self.counters.fetched_bytes, bytes.len() as u64);
-            let several = bytes.len() as u64 > BLOCK_BYTES;
+            let several = bytes.len() as u64 > self.block;
             let mut at = 0usize;
-            let mut block = start / BLOCK_BYTES;
+            let mut block = start / self.block;
             while at < bytes.len() {
-                let end = (at + BLOCK_BYTES as usize).min(bytes.len());
+                let end = (at + self.block as usize).min(bytes.len());
                 let piece = match several {
                     true => Bytes::copy_from_slice(&bytes[at..end]),
                     false => bytes.slice(at..end),
@@ -512,14 +521,14 @@ impl BlockCache {
     }
 }
 
-/// The bytes of `range` out of the blocks in `have` (a slice of one block when the range is inside
-/// it, else a copy).
-fn assemble(have: &HashMap<u64, Bytes>, range: Range<u64>) -> Result<Bytes> {
+/// The bytes of `range` out of the blocks of `size` bytes in `have` (a slice of one block when the
+/// range is inside it, else a copy).
+fn assemble(have: &HashMap<u64, Bytes>, range: Range<u64>, size: u64) -> Result<Bytes> {
     if range.is_empty() {
         return Ok(Bytes::new());
     }
-    let first = range.start / BLOCK_BYTES;
-    let last = (range.end - 1) / BLOCK_BYTES;
+    let first = range.start / size;
+    let last = (range.end - 1) / size;
     let block = |b: u64| {
         have.get(&b).ok_or_else(|| object_store::Error::Generic {
             store: "varve block cache",
@@ -527,8 +536,8 @@ fn assemble(have: &HashMap<u64, Bytes>, range: Range<u64>) -> Result<Bytes> {
         })
     };
     let slice_of = |b: u64, bytes: &Bytes| -> Result<Bytes> {
-        let from = range.start.max(b * BLOCK_BYTES) - b * BLOCK_BYTES;
-        let to = range.end.min((b + 1) * BLOCK_BYTES) - b * BLOCK_BYTES;
+        let from = range.start.max(b * size) - b * size;
+        let to = range.end.min((b + 1) * size) - b * size;
         if to as usize > bytes.len() {
             return Err(object_store::Error::Generic {
                 store: "varve block cache",
@@ -596,7 +605,7 @@ impl ObjectStore for BlockCache {
                 }
                 let (meta, attributes, range) = (got.meta.clone(), got.attributes.clone(), got.range.clone());
                 let data = got.bytes().await?;
-                add(&self.counters.misses, data.len().div_ceil(BLOCK_BYTES as usize) as u64);
+                add(&self.counters.misses, data.len().div_ceil(self.block as usize) as u64);
                 add(&self.counters.requests, 1);
                 add(&self.counters.fetched_bytes, data.len() as u64);
                 self.keep_object(location, &data);
@@ -647,10 +656,14 @@ impl ObjectStore for BlockCache {
     }
 }
 
-/// The disk tier: one file per block in `dir`, named by a hash of the object's path and the
-/// block's number; `index` counts this process's view of them by file name and bytes.
+/// The disk tier: one file per block in `dir`, named by a hash of the object's path, the block
+/// size and the block's number; `index` counts this process's view of them by file name and bytes.
+/// Processes opened with different block sizes share the directory without reading each other's
+/// blocks (the size is in the name and the header).
 struct DiskTier {
     dir: PathBuf,
+    /// Bytes of a block.
+    block: u64,
     index: Cache<String, u32>,
 }
 
@@ -661,11 +674,11 @@ enum DiskRead {
 }
 
 /// First bytes of a block file.
-const MAGIC: &[u8; 8] = b"VARVBLK1";
+const MAGIC: &[u8; 8] = b"VARVBLK2";
 
 impl DiskTier {
     /// The disk cache in `dir` (made if missing), counting the blocks already there.
-    fn open(dir: PathBuf, bytes: u64) -> crate::Result<DiskTier> {
+    fn open(dir: PathBuf, bytes: u64, block: u64) -> crate::Result<DiskTier> {
         let fail =
             |e: std::io::Error| crate::Error::storage(format!("block cache directory {}: {e}", dir.display()), false);
         std::fs::create_dir_all(&dir).map_err(fail)?;
@@ -687,23 +700,29 @@ impl DiskTier {
                 }
             }
         }
-        Ok(DiskTier { dir, index })
+        Ok(DiskTier { dir, block, index })
     }
 
-    fn file_name(key: &Key) -> String {
+    fn file_name(&self, key: &Key) -> String {
         let mut h = crc32fast::Hasher::new();
         h.update(key.0.as_bytes());
-        format!("{:08x}{:04x}-{}.blk", h.finalize(), key.0.len() & 0xffff, key.1)
+        format!(
+            "{:08x}{:04x}-{}-{}.blk",
+            h.finalize(),
+            key.0.len() & 0xffff,
+            self.block,
+            key.1
+        )
     }
 
     fn read(&self, key: &Key) -> DiskRead {
-        let name = Self::file_name(key);
+        let name = self.file_name(key);
         let path = self.dir.join(&name);
         let Ok(raw) = std::fs::read(&path) else {
             self.index.invalidate(&name);
             return DiskRead::Miss;
         };
-        match decode(&raw, key) {
+        match decode(&raw, key, self.block) {
             Some(range) => {
                 if !self.index.contains_key(&name) {
                     self.index.insert(name, raw.len() as u32);
@@ -721,13 +740,13 @@ impl DiskTier {
 
     /// Writes a block (best effort: a full or read-only disk only costs the cache).
     fn write(&self, key: &Key, data: &Bytes) {
-        let name = Self::file_name(key);
+        let name = self.file_name(key);
         let tmp = self.dir.join(format!(
             "{name}.{}.{}.tmp",
             std::process::id(),
             uuid::Uuid::new_v4().simple()
         ));
-        let encoded = encode(key, data);
+        let encoded = encode(key, self.block, data);
         let ok = std::fs::File::create(&tmp)
             .and_then(|mut f| f.write_all(&encoded))
             .and_then(|_| std::fs::rename(&tmp, self.dir.join(&name)));
@@ -742,21 +761,22 @@ impl DiskTier {
 }
 
 /// A block file: [`MAGIC`], the path's length (u32 LE), the path, the block number (u64 LE), the
-/// data's length (u32 LE), the data's CRC-32 (u32 LE), the data.
-fn encode(key: &Key, data: &[u8]) -> Vec<u8> {
-    let mut out = Vec::with_capacity(data.len() + key.0.len() + 28);
+/// block size (u64 LE), the data's length (u32 LE), the data's CRC-32 (u32 LE), the data.
+fn encode(key: &Key, block: u64, data: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(data.len() + key.0.len() + 36);
     out.extend_from_slice(MAGIC);
     out.extend_from_slice(&(key.0.len() as u32).to_le_bytes());
     out.extend_from_slice(key.0.as_bytes());
     out.extend_from_slice(&key.1.to_le_bytes());
+    out.extend_from_slice(&block.to_le_bytes());
     out.extend_from_slice(&(data.len() as u32).to_le_bytes());
     out.extend_from_slice(&crc32fast::hash(data).to_le_bytes());
     out.extend_from_slice(data);
     out
 }
 
-/// Where the data of a block file is, when the file is whole and holds block `key`.
-fn decode(raw: &[u8], key: &Key) -> Option<Range<usize>> {
+/// Where the data of a block file is, when the file is whole and holds block `key` of `block` bytes.
+fn decode(raw: &[u8], key: &Key, block: u64) -> Option<Range<usize>> {
     let u32_at = |at: usize| -> Option<u32> { Some(u32::from_le_bytes(raw.get(at..at + 4)?.try_into().ok()?)) };
     if raw.get(..8)? != MAGIC {
         return None;
@@ -764,11 +784,17 @@ fn decode(raw: &[u8], key: &Key) -> Option<Range<usize>> {
     let path_len = u32_at(8)? as usize;
     let path = raw.get(12..12 + path_len)?;
     let at = 12 + path_len;
-    let block = u64::from_le_bytes(raw.get(at..at + 8)?.try_into().ok()?);
-    let len = u32_at(at + 8)? as usize;
-    let crc = u32_at(at + 12)?;
-    let data = at + 16..at + 16 + len;
-    if path != key.0.as_bytes() || block != key.1 || raw.len() != data.end || crc32fast::hash(&raw[data.clone()]) != crc
+    let number = u64::from_le_bytes(raw.get(at..at + 8)?.try_into().ok()?);
+    let size = u64::from_le_bytes(raw.get(at + 8..at + 16)?.try_into().ok()?);
+    let len = u32_at(at + 16)? as usize;
+    let crc = u32_at(at + 20)?;
+    let data = at + 24..at + 24 + len;
+    if path != key.0.as_bytes()
+        || number != key.1
+        || size != block
+        || len as u64 > block
+        || raw.len() != data.end
+        || crc32fast::hash(&raw[data.clone()]) != crc
     {
         return None;
     }
@@ -782,27 +808,30 @@ mod tests {
     #[test]
     fn block_files_round_trip_and_refuse_damage() {
         let key = ("ns/t/data/a.parquet".to_string(), 3);
-        let raw = encode(&key, b"hello");
-        assert_eq!(&raw[decode(&raw, &key).unwrap()], b"hello");
-        assert!(decode(&raw, &("ns/t/data/b.parquet".to_string(), 3)).is_none());
-        assert!(decode(&raw, &(key.0.clone(), 4)).is_none());
+        let raw = encode(&key, 1 << 20, b"hello");
+        assert_eq!(&raw[decode(&raw, &key, 1 << 20).unwrap()], b"hello");
+        assert!(decode(&raw, &("ns/t/data/b.parquet".to_string(), 3), 1 << 20).is_none());
+        assert!(decode(&raw, &(key.0.clone(), 4), 1 << 20).is_none());
+        // A block of another size is never read as this size's block.
+        assert!(decode(&raw, &key, 1 << 16).is_none());
         let mut bad = raw.clone();
         *bad.last_mut().unwrap() ^= 1;
-        assert!(decode(&bad, &key).is_none());
-        assert!(decode(&raw[..raw.len() - 1], &key).is_none());
+        assert!(decode(&bad, &key, 1 << 20).is_none());
+        assert!(decode(&raw[..raw.len() - 1], &key, 1 << 20).is_none());
     }
 
     #[test]
     fn ranges_are_cut_from_blocks() {
         let mut have = std::collections::HashMap::new();
+        const BLOCK_BYTES: u64 = 1 << 16;
         let b0 = Bytes::from(vec![1u8; BLOCK_BYTES as usize]);
         let b1 = Bytes::from(vec![2u8; 10]);
         have.insert(0, b0);
         have.insert(1, b1);
-        assert_eq!(assemble(&have, 5..7).unwrap().as_ref(), &[1, 1]);
-        let across = assemble(&have, BLOCK_BYTES - 1..BLOCK_BYTES + 2).unwrap();
+        assert_eq!(assemble(&have, 5..7, BLOCK_BYTES).unwrap().as_ref(), &[1, 1]);
+        let across = assemble(&have, BLOCK_BYTES - 1..BLOCK_BYTES + 2, BLOCK_BYTES).unwrap();
         assert_eq!(across.as_ref(), &[1, 2, 2]);
-        assert!(assemble(&have, BLOCK_BYTES..BLOCK_BYTES + 11).is_err());
-        assert!(assemble(&have, 0..0).unwrap().is_empty());
+        assert!(assemble(&have, BLOCK_BYTES..BLOCK_BYTES + 11, BLOCK_BYTES).is_err());
+        assert!(assemble(&have, 0..0, BLOCK_BYTES).unwrap().is_empty());
     }
 }

@@ -10,7 +10,9 @@
 //! | `cache-dir` | none | directory of the disk cache, shared by processes (`cache=disk` needs it; setting it implies `cache=disk`) |
 //! | `cache-disk-bytes` | `10GiB` | bytes of blocks kept in `cache-dir` by this process |
 //! | `filter-pushdown` | `auto` | scans apply filters as they decode (late materialization): `on`, `off`, or `auto` (on for local directories and memory; on S3 only for queries with `ORDER BY ... LIMIT`, where it lets the sort's running threshold skip whole files) |
-//! | `cache-request-bytes` | `1MiB` | largest GET the cache makes (whole blocks of 1 MiB); longer misses are split into GETs made in parallel |
+//! | `cache-block-bytes` | `1MiB` | bytes of a cached block (the unit the cache fetches and keeps): a power of two from 4KiB to 16MiB; smaller blocks fetch fewer bytes for scattered page reads, larger ones keep fewer entries |
+//! | `cache-coalesce-bytes` | `0` | missing blocks at most this many bytes apart are fetched in one GET, with the bytes between (fewer requests for more bytes) |
+//! | `cache-request-bytes` | `1MiB` | largest GET the cache makes (whole blocks); longer misses are split into GETs made in parallel |
 //! | `read-ahead-bytes` | `auto` | bytes of a data file's next row groups a scan fetches while it decodes the current one (`query::read_ahead`): `auto` (16 MiB on S3, none on local directories and memory), `0` (off) or a size |
 
 use std::collections::HashMap;
@@ -26,8 +28,10 @@ pub(crate) const DEFAULT_VERSION_CHECK_INTERVAL: Duration = Duration::from_secs(
 pub(crate) const DEFAULT_CACHE_MEMORY_BYTES: u64 = 256 << 20;
 /// Default bytes of the disk cache.
 pub(crate) const DEFAULT_CACHE_DISK_BYTES: u64 = 10 << 30;
-/// Default longest GET of the cache, and its block size.
+/// Default longest GET of the cache.
 pub(crate) const DEFAULT_CACHE_REQUEST_BYTES: u64 = 1 << 20;
+/// Default bytes of a block of the cache (the last block of an object is shorter).
+pub(crate) const DEFAULT_CACHE_BLOCK_BYTES: u64 = 1 << 20;
 /// Default read-ahead of a scan's reader on object storage.
 pub(crate) const DEFAULT_READ_AHEAD_BYTES: u64 = 16 << 20;
 
@@ -51,6 +55,8 @@ pub(crate) struct LakeOptions {
     pub(crate) cache_dir: Option<PathBuf>,
     pub(crate) cache_disk_bytes: u64,
     pub(crate) cache_request_bytes: u64,
+    pub(crate) cache_block_bytes: u64,
+    pub(crate) cache_coalesce_bytes: u64,
     /// `None`: auto.
     pub(crate) filter_pushdown: Option<bool>,
     /// `None`: auto.
@@ -87,6 +93,8 @@ impl Default for LakeOptions {
             cache_dir: None,
             cache_disk_bytes: DEFAULT_CACHE_DISK_BYTES,
             cache_request_bytes: DEFAULT_CACHE_REQUEST_BYTES,
+            cache_block_bytes: DEFAULT_CACHE_BLOCK_BYTES,
+            cache_coalesce_bytes: 0,
             filter_pushdown: None,
             read_ahead_bytes: None,
         }
@@ -135,15 +143,29 @@ impl LakeOptions {
                 "cache-disk-bytes" => out.cache_disk_bytes = bytes()?,
                 "cache-request-bytes" => {
                     let n = bytes()?;
-                    if !((1 << 20)..=(256 << 20)).contains(&n) {
-                        return Err(bad(Error::invalid("must be between 1MiB (a block) and 256MiB")));
+                    if !((4 << 10)..=(256 << 20)).contains(&n) {
+                        return Err(bad(Error::invalid("must be between 4KiB and 256MiB")));
                     }
                     out.cache_request_bytes = n;
+                }
+                "cache-coalesce-bytes" => out.cache_coalesce_bytes = bytes()?,
+                "cache-block-bytes" => {
+                    let n = bytes()?;
+                    if !n.is_power_of_two() || !((4 << 10)..=(16 << 20)).contains(&n) {
+                        return Err(bad(Error::invalid("must be a power of two from 4KiB to 16MiB")));
+                    }
+                    out.cache_block_bytes = n;
                 }
                 _ => {
                     rest.insert(k.clone(), v.clone());
                 }
             }
+        }
+        if out.cache_request_bytes < out.cache_block_bytes {
+            return Err(Error::invalid(format!(
+                "storage option cache-request-bytes ({} bytes) is smaller than a block (cache-block-bytes, {} bytes)",
+                out.cache_request_bytes, out.cache_block_bytes
+            )));
         }
         out.cache = match (mode, &out.cache_dir) {
             (Some(CacheMode::Disk), None) => {
@@ -182,6 +204,11 @@ mod tests {
         let e = take(&[("cache", "ssd")]).unwrap_err();
         assert!(e.message().contains("cache=\"ssd\""), "{e}");
         assert!(take(&[("cache-request-bytes", "1")]).is_err());
+        assert!(take(&[("cache-request-bytes", "64KiB")]).is_err());
+        let (o, _) = take(&[("cache-request-bytes", "64KiB"), ("cache-block-bytes", "64KiB")]).unwrap();
+        assert_eq!((o.cache_block_bytes, o.cache_request_bytes), (64 << 10, 64 << 10));
+        assert!(take(&[("cache-block-bytes", "100KiB")]).is_err());
+        assert!(take(&[("cache-block-bytes", "1KiB")]).is_err());
         assert!(take(&[("version-check-interval", "soon")]).is_err());
         let (o, _) = take(&[("filter_pushdown", "off")]).unwrap();
         assert!(!o.filter_pushdown(crate::StorageKind::Local, true));
