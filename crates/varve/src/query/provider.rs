@@ -404,6 +404,20 @@ impl VarveTable {
             };
             return Ok(Arc::new(EmptyExec::new(projected)));
         }
+        // The scan's statistics: its rows (exact: a delete rewrites files, Varve writes no delete
+        // files) and each column's bounds and null count over the files read, inexact so that
+        // DataFusion plans with them (join sides, selectivity) but answers no aggregate from them
+        // (`FileStats::file_statistics`).
+        let mut statistics = Statistics::new_unknown(&self.schema);
+        if self.last_values.is_none() {
+            let files: Vec<&Statistics> = kept.iter().filter_map(|(f, _)| f.statistics.as_deref()).collect();
+            if files.len() == kept.len() {
+                if let Ok(merged) = Statistics::try_merge_iter(files, &self.schema) {
+                    statistics.column_statistics = merged.to_inexact().column_statistics;
+                }
+            }
+            statistics.num_rows = Precision::Exact(kept.iter().map(|(_, n)| *n as usize).sum());
+        }
         // Large files in ranges that idle partitions take over (not under a limit, which reads
         // few rows, nor where the statement keeps files whole: see `context::Planner`).
         let partitions = state.config().target_partitions().max(1);
@@ -411,14 +425,9 @@ impl VarveTable {
             kept = crate::query::work_units::split(kept, partitions);
         }
         let groups_n = partitions.min(kept.len().max(1));
-        let rows: u64 = kept.iter().map(|(_, n)| n).sum();
         let shared_queue = state.config_options().execution.enable_file_stream_work_stealing;
         let groups =
             crate::query::work_units::groups(kept.into_iter().map(|(f, _)| f).collect(), groups_n, shared_queue);
-        let mut statistics = Statistics::new_unknown(&self.schema);
-        if self.last_values.is_none() {
-            statistics.num_rows = Precision::Exact(rows as usize);
-        }
         let config = FileScanConfigBuilder::new(store_url, Arc::new(source))
             .with_expr_adapter(Some(Arc::new(crate::format::field_ids::FieldIdAdapterFactory)))
             .with_file_groups(
