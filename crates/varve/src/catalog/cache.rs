@@ -204,17 +204,27 @@ impl MetadataCache {
 
     /// The cached footer of the data file at `path`, if it is `size` bytes.
     pub(crate) fn footer(&self, path: &object_store::path::Path, size: u64) -> Option<Arc<ParquetMetaData>> {
-        use datafusion::datasource::physical_plan::parquet::metadata::CachedParquetMetaData;
-        let entry = self.footers.get(path)?;
-        if entry.meta.size != size {
-            return None;
-        }
-        entry
-            .file_metadata
-            .as_any()
-            .downcast_ref::<CachedParquetMetaData>()
-            .map(|m| m.parquet_metadata().clone())
+        footer_in(self.footers.as_ref(), path, size)
     }
+}
+
+/// The footer of the data file at `path` held in `footers` (a [`MetadataCache`]'s footer cache), if
+/// it is `size` bytes.
+pub(crate) fn footer_in(
+    footers: &dyn FileMetadataCache,
+    path: &object_store::path::Path,
+    size: u64,
+) -> Option<Arc<ParquetMetaData>> {
+    use datafusion::datasource::physical_plan::parquet::metadata::CachedParquetMetaData;
+    let entry = footers.get(path)?;
+    if entry.meta.size != size {
+        return None;
+    }
+    entry
+        .file_metadata
+        .as_any()
+        .downcast_ref::<CachedParquetMetaData>()
+        .map(|m| m.parquet_metadata().clone())
 }
 
 fn weight(bytes: usize) -> u32 {

@@ -49,6 +49,7 @@
 use std::sync::Arc;
 
 use bytes::{Buf, BufMut, Bytes, BytesMut};
+use datafusion::execution::cache::cache_manager::FileMetadataCache;
 use iceberg::spec::{DataFile, ManifestFile, TableMetadata};
 use object_store::path::Path;
 use serde::{Deserialize, Serialize};
@@ -191,11 +192,21 @@ fn decode(raw: &Bytes) -> Option<Head> {
 /// size (bytes) and the decoded footer.
 pub(crate) type CarriedFooter = (String, u64, Arc<parquet::file::metadata::ParquetMetaData>);
 
-/// The footers of `added` (the data files a commit added) that this process holds in `cache`
-/// (it wrote them), for [`write`]. Taken when the commit is made: the head write may run later.
+/// The footers a head may carry ([`write`]): those of the data files the commit added, taken
+/// when the commit was made (the head write may run later), then those of the table's other live
+/// files, newest first, that the process's footer cache `held` holds when the head is written
+/// (footers it read, or that the head it loaded carried: so a head passes its footers on).
+#[derive(Clone, Default)]
+pub(crate) struct Footers {
+    pub(crate) added: Vec<CarriedFooter>,
+    pub(crate) held: Option<Arc<dyn FileMetadataCache>>,
+}
+
+/// The [`Footers`] of a commit that added `added`, from this process's `cache` (it holds the
+/// footers of the files it wrote).
 ///
 /// Errors: a file path outside the lake.
-pub(crate) fn footers_of(storage: &Storage, cache: &MetadataCache, added: &[DataFile]) -> Result<Vec<CarriedFooter>> {
+pub(crate) fn footers_of(storage: &Storage, cache: &MetadataCache, added: &[DataFile]) -> Result<Footers> {
     let mut out = Vec::new();
     for f in added {
         let size = f.file_size_in_bytes();
@@ -203,13 +214,15 @@ pub(crate) fn footers_of(storage: &Storage, cache: &MetadataCache, added: &[Data
             out.push((f.file_path().to_string(), size, footer));
         }
     }
-    Ok(out)
+    Ok(Footers {
+        added: out,
+        held: Some(cache.footers.clone()),
+    })
 }
 
 /// Writes the head of `ident` at `version`, whose metadata is `metadata` (as stored: `json`, with
-/// the e-tag the store gave it), after that version was committed; `footers` are those of the
-/// data files the commit added that this process holds ([`footers_of`]), carried up to
-/// [`MAX_FOOTER_BYTES`]. The manifests and the index are read through the block cache, which
+/// the e-tag the store gave it), after that version was committed; `footers` ([`footers_of`]) are
+/// carried newest first up to [`MAX_FOOTER_BYTES`]. The manifests and the index are read through the block cache, which
 /// holds them when this process wrote or read them. Best effort: a failure is logged, and
 /// readers fall back to the Iceberg metadata (module docs).
 pub(crate) async fn write(
@@ -217,7 +230,7 @@ pub(crate) async fn write(
     ident: &TableIdent,
     version: u64,
     stored: (&TableMetadata, &Bytes, Option<&str>),
-    footers: &[CarriedFooter],
+    footers: &Footers,
 ) {
     if let Err(e) = try_write(storage, ident, version, stored, footers).await {
         tracing::warn!(table = %ident, version, "head object not written (readers load the metadata instead): {e}");
@@ -229,7 +242,7 @@ async fn try_write(
     ident: &TableIdent,
     version: u64,
     (metadata, json, e_tag): (&TableMetadata, &Bytes, Option<&str>),
-    footers: &[CarriedFooter],
+    footers: &Footers,
 ) -> Result<()> {
     let mut sections = vec![Section {
         kind: Kind::Metadata,
@@ -249,6 +262,8 @@ async fn try_write(
             object_bytes: None,
         });
         bodies.push(list);
+        // The live data files (data sequence number, path, bytes), when the manifests are read.
+        let mut live: Vec<(i64, String, u64)> = Vec::new();
         let total: u64 = manifests.iter().map(|m| m.manifest_length.max(0) as u64).sum();
         if total <= MAX_MANIFEST_BYTES {
             let reads = manifests.iter().map(|m| async move {
@@ -256,6 +271,20 @@ async fn try_write(
                 Ok::<_, Error>((m.manifest_path.clone(), bytes))
             });
             for (location, bytes) in futures::future::try_join_all(reads).await? {
+                if footers.held.is_some() {
+                    if let Some(file) = manifests.iter().find(|m| m.manifest_path == location) {
+                        for e in manifest::decode_manifest(&bytes, file).unwrap_or_default() {
+                            if e.is_alive() {
+                                let f = &e.data_file;
+                                live.push((
+                                    e.sequence_number().unwrap_or(0),
+                                    f.file_path().to_string(),
+                                    f.file_size_in_bytes(),
+                                ));
+                            }
+                        }
+                    }
+                }
                 sections.push(Section {
                     kind: Kind::Manifest,
                     location,
@@ -276,9 +305,22 @@ async fn try_write(
             bodies.push(bytes);
         }
         // Footers of the data files the commit added, when this process holds them (it wrote
-        // them): the newest files, which queries of recent rows read.
+        // them): the newest files, which queries of recent rows read; then those of the other
+        // live files it holds, newest first.
+        let mut carried: Vec<CarriedFooter> = footers.added.clone();
+        if let Some(held) = &footers.held {
+            live.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
+            for (_, location, size) in live {
+                if carried.iter().any(|(l, _, _)| *l == location) {
+                    continue;
+                }
+                if let Some(footer) = super::cache::footer_in(held.as_ref(), &storage.path_of(&location)?, size) {
+                    carried.push((location, size, footer));
+                }
+            }
+        }
         let mut footer_bytes = 0u64;
-        for (location, object_bytes, footer) in footers {
+        for (location, object_bytes, footer) in &carried {
             let mut buf = Vec::new();
             parquet::file::metadata::ParquetMetaDataWriter::new(&mut buf, footer).finish()?;
             if footer_bytes + buf.len() as u64 > MAX_FOOTER_BYTES {

@@ -458,9 +458,16 @@ pub(crate) async fn create_with_properties(
             format!("table {ident} exists already"),
         ));
     };
+    let no_footers = head::Footers::default();
     let (hint, ()) = futures::join!(
         write_version_hint(storage, ident, 1),
-        head::write(storage, ident, 1, (&built.metadata, &json, e_tag.as_deref()), &[])
+        head::write(
+            storage,
+            ident,
+            1,
+            (&built.metadata, &json, e_tag.as_deref()),
+            &no_footers
+        )
     );
     hint?;
     let metadata = Arc::new(built.metadata);
@@ -506,7 +513,7 @@ pub(crate) async fn write_version_hint_forward(storage: &Storage, ident: &TableI
 
 /// What a head object write takes of a commit this process won: the metadata as stored (its
 /// JSON, with the e-tag the store gave it) and the footers it can carry ([`head::footers_of`]).
-pub(crate) type HeadWrite = (Arc<TableMetadata>, Bytes, Option<String>, Vec<head::CarriedFooter>);
+pub(crate) type HeadWrite = (Arc<TableMetadata>, Bytes, Option<String>, head::Footers);
 
 /// The newest version of each table (by its hint's location and its uuid) whose publishing this
 /// process started: publishing one version waits for the one before, and is skipped when a

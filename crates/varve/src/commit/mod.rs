@@ -353,7 +353,7 @@ async fn commit_inner(
             let head = match won.take() {
                 Some((metadata, json, e_tag)) => match catalog::head::footers_of(storage, cache, &txn.added) {
                     Ok(footers) => Some((metadata, json, e_tag, footers)),
-                    Err(_) => Some((metadata, json, e_tag, vec![])),
+                    Err(_) => Some((metadata, json, e_tag, Default::default())),
                 },
                 None => None,
             };

@@ -319,6 +319,60 @@ async fn fresh_selective_query_on_a_large_file(compacted: bool) {
     assert!(r.round_trips <= 2, "the head, then data: {r:?}");
 }
 
+/// A head passes on the footers it carries: a writer that loaded the table through the head (a
+/// fresh process) carries the older file's footer along with its own file's, so a fresh query of
+/// both files reads the head, then only data.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_head_passes_on_the_footers_of_older_files() {
+    let backend = Backend::s3();
+    let per_host = 80_000usize;
+    // Host-major rows: the first half is h0 and h1, the second h2 and h3; values that do not
+    // compress, so that each file is several MiB.
+    let big = crate::read_ahead::readings(4, per_host);
+    let half = big.num_rows() / 2;
+    let contract = TableContract::time_series("ts").with_series_key(["host"]);
+    let first = backend.open();
+    first
+        .create_table("iot.readings", &big.schema(), &contract)
+        .await
+        .unwrap();
+    append(&first, big.slice(0, half)).await;
+    varve::settle().await;
+    let second = backend.open();
+    append(&second, big.slice(half, half)).await;
+    let info = second.info("iot.readings").await.unwrap();
+    assert_eq!(info.live_files, 2, "{info:?}");
+    assert!(info.bytes > 3 << 20, "{info:?}");
+    varve::settle().await;
+    let head = second
+        .object_store()
+        .get(&Path::from(HEAD))
+        .await
+        .unwrap()
+        .bytes()
+        .await
+        .unwrap();
+    let header = String::from_utf8_lossy(&head[16..16 + u32::from_le_bytes(head[12..16].try_into().unwrap()) as usize])
+        .to_string();
+    assert_eq!(header.matches("\"footer\"").count(), 2, "both files' footers: {header}");
+
+    let (lake, counters) = fresh_counted(&backend);
+    let sql = "SELECT host, count(*) FROM iot.readings WHERE host IN ('h1', 'h2') \
+               AND ts >= TIMESTAMP '2023-11-14 05:00:00Z' AND ts < TIMESTAMP '2023-11-14 06:00:00Z' \
+               GROUP BY host ORDER BY host";
+    let (answer, r) = requests(&counters, lake.sql(sql)).await;
+    eprintln!("selective query over two files, fresh process: {r:?}");
+    let answer = answer.unwrap();
+    assert_eq!(
+        rows(&answer.batches),
+        vec![
+            vec!["3600".to_string(), "h1".to_string()],
+            vec!["3600".to_string(), "h2".to_string()]
+        ]
+    );
+    assert!(r.round_trips <= 2, "the head, then data: {r:?}");
+}
+
 /// A head that outlived its table (a late head write landing after a drop) is never taken for
 /// the head of a new table of the same name, even at the same version with metadata of the same
 /// size: the head records the e-tag of the metadata file it describes.
