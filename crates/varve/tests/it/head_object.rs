@@ -46,6 +46,20 @@ fn fresh_counted(backend: &Backend) -> (Lake, Arc<Counters>) {
     (lake, counters)
 }
 
+/// The JSON header of the table's head object (its sections: kind, location, bytes).
+async fn head_header(lake: &Lake) -> String {
+    let head = lake
+        .object_store()
+        .get(&Path::from(HEAD))
+        .await
+        .unwrap()
+        .bytes()
+        .await
+        .unwrap();
+    let len = u32::from_le_bytes(head[12..16].try_into().unwrap()) as usize;
+    String::from_utf8_lossy(&head[16..16 + len]).to_string()
+}
+
 /// What a fresh process answers: the row count and the latest rows.
 async fn fresh_answers(backend: &Backend) -> (String, Vec<Vec<String>>) {
     let lake = backend.open();
@@ -284,16 +298,7 @@ async fn fresh_selective_query_on_a_large_file(compacted: bool) {
     let info = writer.info("iot.readings").await.unwrap();
     assert_eq!(info.live_files, 1);
     assert!(info.bytes > 3 << 20, "{info:?}");
-    let head = writer
-        .object_store()
-        .get(&Path::from(HEAD))
-        .await
-        .unwrap()
-        .bytes()
-        .await
-        .unwrap();
-    let header = String::from_utf8_lossy(&head[16..16 + u32::from_le_bytes(head[12..16].try_into().unwrap()) as usize])
-        .to_string();
+    let header = head_header(&writer).await;
     assert!(
         header.contains("\"footer\""),
         "the head carries the new file's footer: {header}"
@@ -344,16 +349,7 @@ async fn a_head_passes_on_the_footers_of_older_files() {
     assert_eq!(info.live_files, 2, "{info:?}");
     assert!(info.bytes > 3 << 20, "{info:?}");
     varve::settle().await;
-    let head = second
-        .object_store()
-        .get(&Path::from(HEAD))
-        .await
-        .unwrap()
-        .bytes()
-        .await
-        .unwrap();
-    let header = String::from_utf8_lossy(&head[16..16 + u32::from_le_bytes(head[12..16].try_into().unwrap()) as usize])
-        .to_string();
+    let header = head_header(&second).await;
     assert_eq!(header.matches("\"footer\"").count(), 2, "both files' footers: {header}");
 
     let (lake, counters) = fresh_counted(&backend);
