@@ -12,7 +12,7 @@
 //! | `filter-pushdown` | `auto` | scans apply filters as they decode (late materialization): `on`, `off`, or `auto` (on for local directories and memory; on S3 only for queries with `ORDER BY ... LIMIT`, where it lets the sort's running threshold skip whole files) |
 //! | `cache-block-bytes` | `1MiB` | bytes of a cached block (the unit the cache fetches and keeps): a power of two from 4KiB to 16MiB; smaller blocks fetch fewer bytes for scattered page reads, larger ones keep fewer entries |
 //! | `cache-coalesce-bytes` | `0` | missing blocks at most this many bytes apart are fetched in one GET, with the bytes between (fewer requests for more bytes) |
-//! | `cache-request-bytes` | `1MiB` | largest GET the cache makes (whole blocks); longer misses are split into GETs made in parallel |
+//! | `cache-request-bytes` | `1MiB` (at least a block) | largest GET the cache makes (whole blocks); longer misses are split into GETs made in parallel |
 //! | `read-ahead-bytes` | `auto` | bytes of a data file's next row groups a scan fetches while it decodes the current one (`query::read_ahead`): `auto` (16 MiB on S3, none on local directories and memory), `0` (off) or a size |
 
 use std::collections::HashMap;
@@ -161,6 +161,13 @@ impl LakeOptions {
                 }
             }
         }
+        // Unless given, a GET is at least one block.
+        if !options
+            .keys()
+            .any(|k| k.to_ascii_lowercase().replace('_', "-") == "cache-request-bytes")
+        {
+            out.cache_request_bytes = out.cache_request_bytes.max(out.cache_block_bytes);
+        }
         if out.cache_request_bytes < out.cache_block_bytes {
             return Err(Error::invalid(format!(
                 "storage option cache-request-bytes ({} bytes) is smaller than a block (cache-block-bytes, {} bytes)",
@@ -209,6 +216,13 @@ mod tests {
         assert_eq!((o.cache_block_bytes, o.cache_request_bytes), (64 << 10, 64 << 10));
         assert!(take(&[("cache-block-bytes", "100KiB")]).is_err());
         assert!(take(&[("cache-block-bytes", "1KiB")]).is_err());
+        let (o, _) = take(&[("cache-block-bytes", "4MiB")]).unwrap();
+        assert_eq!(
+            o.cache_request_bytes,
+            4 << 20,
+            "a GET is at least one block unless given"
+        );
+        assert!(take(&[("cache-block-bytes", "4MiB"), ("cache-request-bytes", "1MiB")]).is_err());
         assert!(take(&[("version-check-interval", "soon")]).is_err());
         let (o, _) = take(&[("filter_pushdown", "off")]).unwrap();
         assert!(!o.filter_pushdown(crate::StorageKind::Local, true));
