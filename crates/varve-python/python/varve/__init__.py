@@ -548,7 +548,7 @@ class Lake:
     @_native
     def cache_stats(self) -> Dict[str, int]:
         """What the block cache did since the lake was opened: ``memory_hits`` and ``disk_hits``
-        (blocks of 1 MiB found), ``misses`` (blocks fetched), ``requests`` (GETs made),
+        (blocks found, of ``cache-block-bytes``, 1 MiB by default), ``misses`` (blocks fetched), ``requests`` (GETs made),
         ``fetched_bytes``, ``hit_bytes``, ``corrupt_blocks`` (damaged disk blocks fetched again),
         and ``memory_bytes``/``disk_bytes`` held now. All zero with ``cache=off``."""
         return self._handle.cache_stats()

@@ -37,9 +37,11 @@
 //! - `manifest`: each manifest it names, all or none ([`MAX_MANIFEST_BYTES`] in total);
 //! - `last-value-index`: the snapshot's last-value index (`format::last_value_ref`), when at most
 //!   [`MAX_INDEX_BYTES`]; larger ones are named by the snapshot summary, as always;
-//! - `footer`: the footer with page indexes of a data file the commit added (`location`; its size
-//!   is `object_bytes`), written alone as Parquet writes metadata (`ParquetMetaDataWriter`), for
-//!   the files whose footers the committing process holds, up to [`MAX_FOOTER_BYTES`] in all. A
+//! - `footer`: the footer (with its page indexes when the process read or wrote them) of a live
+//!   data file (`location`; its size is `object_bytes`), written alone as Parquet writes metadata
+//!   (`ParquetMetaDataWriter`): first the files the commit added, then the table's other live
+//!   files by data sequence number, newest first, for the files whose footers the committing
+//!   process holds, up to [`MAX_FOOTER_BYTES`] in all. A
 //!   reader hands them to the query scans' footer cache, so that a query of recent rows reads
 //!   only data after the head.
 //!
@@ -307,31 +309,32 @@ async fn try_write(
         // Footers of the data files the commit added, when this process holds them (it wrote
         // them): the newest files, which queries of recent rows read; then those of the other
         // live files it holds, newest first.
-        let mut carried: Vec<CarriedFooter> = footers.added.clone();
-        if let Some(held) = &footers.held {
+        if footers.held.is_some() {
             live.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
-            for (_, location, size) in live {
-                if carried.iter().any(|(l, _, _)| *l == location) {
-                    continue;
-                }
-                if let Some(footer) = super::cache::footer_in(held.as_ref(), &storage.path_of(&location)?, size) {
-                    carried.push((location, size, footer));
-                }
-            }
         }
+        // The added files' footers, then the held ones, looked up one at a time until the bound.
+        let held = live
+            .into_iter()
+            .filter(|(_, l, _)| !footers.added.iter().any(|(a, _, _)| a == l));
+        let mut held = held.filter_map(|(_, location, size)| {
+            let cache = footers.held.as_ref()?;
+            let footer = super::cache::footer_in(cache.as_ref(), &storage.path_of(&location).ok()?, size)?;
+            Some((location, size, footer))
+        });
+        let mut added = footers.added.iter().cloned();
         let mut footer_bytes = 0u64;
-        for (location, object_bytes, footer) in &carried {
+        while let Some((location, object_bytes, footer)) = added.next().or_else(|| held.next()) {
             let mut buf = Vec::new();
-            parquet::file::metadata::ParquetMetaDataWriter::new(&mut buf, footer).finish()?;
+            parquet::file::metadata::ParquetMetaDataWriter::new(&mut buf, &footer).finish()?;
             if footer_bytes + buf.len() as u64 > MAX_FOOTER_BYTES {
                 break;
             }
             footer_bytes += buf.len() as u64;
             sections.push(Section {
                 kind: Kind::Footer,
-                location: location.clone(),
+                location,
                 bytes: buf.len() as u64,
-                object_bytes: Some(*object_bytes),
+                object_bytes: Some(object_bytes),
             });
             bodies.push(Bytes::from(buf));
         }

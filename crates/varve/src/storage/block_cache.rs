@@ -1,18 +1,20 @@
 //! The block cache: an object store in front of the lake's store that keeps the bytes of immutable
 //! objects (data files, delete files, manifests, manifest lists and last-value indexes: every
 //! `.parquet` and `.avro` object, which Varve writes once under a fresh name and never rewrites) in
-//! blocks of `cache-block-bytes` (`storage::options`), in memory and optionally in a directory on local disk that processes
-//! share. Other objects (metadata JSON, version hints, namespace markers) and conditional reads pass
+//! blocks of `cache-block-bytes` (`storage::options`), in memory and optionally in a directory on
+//! local disk that processes share. Other objects (metadata JSON, version hints, namespace markers) and conditional reads pass
 //! through.
 //!
 //! A read names the blocks it needs; blocks found in memory, then on disk, are used as they are;
 //! the missing ones are fetched at once, as GETs of at most `cache-request-bytes` each (consecutive
-//! missing blocks share a GET), made in parallel. A block another read is already fetching is
-//! waited for, not fetched twice (concurrent readers of one file, a scan's read-ahead and its
-//! reader); if that fetch fails or is dropped, the waiting read fetches the block itself. A block on disk is one file holding a header (the
-//! object's path and the block's number, so that a name collision is noticed) and a CRC-32 of the
-//! data: a block whose header or checksum does not match is deleted and fetched again. Blocks are
-//! written to a temporary name and renamed, so another process never reads half a block.
+//! missing blocks share a GET, and so do missing blocks at most `cache-coalesce-bytes` apart: the
+//! blocks between are fetched and dropped), made in parallel. A block another read is already
+//! fetching is waited for, not fetched twice (concurrent readers of one file, a scan's read-ahead
+//! and its reader); if that fetch fails or is dropped, the waiting read fetches the block itself.
+//! A block on disk is one file holding a header (the object's path, the block's number and the
+//! block size, so that a name collision or another size is noticed) and a CRC-32 of the data: a
+//! block whose header or checksum does not match is deleted and fetched again. Blocks are written
+//! to a temporary name and renamed, so another process never reads half a block.
 //!
 //! Objects read again soon are kept as a whole without being asked for: the metadata objects the
 //! engine writes under a table's `metadata/` folder (manifests, manifest lists, last-value
@@ -350,8 +352,8 @@ impl BlockCache {
     }
 
     /// The bytes of `ranges` of `location` (each clamped to the object's end, as a store clamps a
-    /// bounded range), fetching the blocks not cached: one GET per run of consecutive missing
-    /// blocks of at most `blocks_per_request` blocks, all at once.
+    /// bounded range), fetching the blocks not cached: one GET per run of missing blocks
+    /// ([`BlockCache::runs`]), all at once.
     async fn read(&self, location: &Path, ranges: &[Range<u64>]) -> Result<(Vec<Bytes>, ObjectMeta)> {
         let name = location.to_string();
         if let Some(r) = ranges.iter().find(|r| r.start > r.end) {
@@ -373,14 +375,7 @@ impl BlockCache {
         let mut have: HashMap<u64, Bytes> = std::collections::HashMap::new();
         if meta.is_none() && wanted.len() > 1 {
             if let Some(&first) = wanted.iter().next() {
-                self.fetch(
-                    location,
-                    &name,
-                    std::slice::from_ref(&(first..first + 1)),
-                    &mut have,
-                    &mut meta,
-                )
-                .await?;
+                self.fetch(location, &name, vec![first], &mut have, &mut meta).await?;
                 if let Some(m) = &meta {
                     let blocks = m.size.div_ceil(self.block);
                     wanted.retain(|b| *b < blocks);
@@ -402,7 +397,7 @@ impl BlockCache {
         let mut fetched = HashMap::new();
         let mut meta_here = meta.clone();
         let (own, waited) = futures::future::join(
-            self.fetch(location, &name, &self.runs(missing), &mut fetched, &mut meta_here),
+            self.fetch(location, &name, missing, &mut fetched, &mut meta_here),
             futures::future::join_all(
                 theirs
                     .into_iter()
@@ -427,8 +422,7 @@ impl BlockCache {
             }
         }
         // (A read waited for failed or was dropped: fetch those blocks here.)
-        self.fetch(location, &name, &self.runs(failed), &mut have, &mut meta)
-            .await?;
+        self.fetch(location, &name, failed, &mut have, &mut meta).await?;
         let meta = match meta {
             Some(m) => m,
             // Every range was empty and nothing is known of the object: ask the store.
@@ -469,18 +463,21 @@ impl BlockCache {
         runs
     }
 
-    /// Fetches `runs` of blocks of `location` at once, one GET each, into `have` and the cache;
-    /// sets `meta` from the first answer when it is `None`. A block is kept as its own buffer
-    /// (copied out of a response of several blocks), so that a cached block never holds a whole
-    /// response in memory.
+    /// Fetches `blocks` (ascending) of `location` at once, one GET per run ([`BlockCache::runs`]),
+    /// into `have` and the cache; sets `meta` from the first answer when it is `None`. Blocks a GET
+    /// returns between the ones asked for (coalesced gaps) are dropped: another read may hold or
+    /// fetch them. A block is kept as its own buffer (copied out of a response of several blocks),
+    /// so that a cached block never holds a whole response in memory.
     async fn fetch(
         &self,
         location: &Path,
         name: &str,
-        runs: &[Range<u64>],
+        blocks: Vec<u64>,
         have: &mut HashMap<u64, Bytes>,
         meta: &mut Option<ObjectMeta>,
     ) -> Result<()> {
+        let asked: BTreeSet<u64> = blocks.iter().copied().collect();
+        let runs = self.runs(blocks);
         let fetches = runs.iter().map(|r| {
             let options = GetOptions {
                 range: Some(GetRange::Bounded(r.start * self.block..r.end * self.block)),
@@ -502,13 +499,15 @@ impl BlockCache {
             let mut block = start / self.block;
             while at < bytes.len() {
                 let end = (at + self.block as usize).min(bytes.len());
-                let piece = match several {
-                    true => Bytes::copy_from_slice(&bytes[at..end]),
-                    false => bytes.slice(at..end),
-                };
-                add(&self.counters.misses, 1);
-                self.keep((name.to_string(), block), piece.clone());
-                have.insert(block, piece);
+                if asked.contains(&block) {
+                    let piece = match several {
+                        true => Bytes::copy_from_slice(&bytes[at..end]),
+                        false => bytes.slice(at..end),
+                    };
+                    add(&self.counters.misses, 1);
+                    self.keep((name.to_string(), block), piece.clone());
+                    have.insert(block, piece);
+                }
                 at = end;
                 block += 1;
             }
@@ -818,6 +817,38 @@ mod tests {
         *bad.last_mut().unwrap() ^= 1;
         assert!(decode(&bad, &key, 1 << 20).is_none());
         assert!(decode(&raw[..raw.len() - 1], &key, 1 << 20).is_none());
+    }
+
+    /// Misses a gap apart share one GET; the blocks between are dropped, not cached.
+    #[tokio::test]
+    async fn coalesced_gets_keep_only_the_blocks_asked_for() {
+        let inner: Arc<dyn ObjectStore> = Arc::new(object_store::memory::InMemory::new());
+        let data: Vec<u8> = (0..10 * 4096u32).map(|i| (i % 251) as u8).collect();
+        let path = Path::from("ns/t/data/a.parquet");
+        inner.put(&path, PutPayload::from(data.clone())).await.unwrap();
+        let options = LakeOptions {
+            cache_block_bytes: 4096,
+            cache_request_bytes: 64 << 10,
+            cache_coalesce_bytes: 8192,
+            ..LakeOptions::default()
+        };
+        let cache = BlockCache::new(inner, &options).unwrap().unwrap();
+        cache.know_size(&path, data.len() as u64);
+        let got = cache
+            .get_ranges(&path, &[10..20, 3 * 4096..3 * 4096 + 5])
+            .await
+            .unwrap();
+        assert_eq!(got[0].as_ref(), &data[10..20]);
+        assert_eq!(got[1].as_ref(), &data[3 * 4096..3 * 4096 + 5]);
+        let s = cache.stats();
+        assert_eq!((s.requests, s.misses, s.fetched_bytes), (1, 2, 4 * 4096), "{s:?}");
+        // Block 1 came in the GET but was not kept: reading it fetches it.
+        let got = cache.get_ranges(&path, &[4096..4100]).await.unwrap();
+        assert_eq!(got[0].as_ref(), &data[4096..4100]);
+        assert_eq!(cache.stats().requests, 2);
+        // Blocks 0 and 3 were kept.
+        cache.get_ranges(&path, &[0..4, 3 * 4096..3 * 4096 + 1]).await.unwrap();
+        assert_eq!(cache.stats().requests, 2);
     }
 
     #[test]
