@@ -224,8 +224,8 @@ pub(crate) fn footers_of(storage: &Storage, cache: &MetadataCache, added: &[Data
 
 /// Writes the head of `ident` at `version`, whose metadata is `metadata` (as stored: `json`, with
 /// the e-tag the store gave it), after that version was committed; `footers` ([`footers_of`]) are
-/// carried newest first up to [`MAX_FOOTER_BYTES`]. The manifests and the index are read through the block cache, which
-/// holds them when this process wrote or read them. Best effort: a failure is logged, and
+/// carried newest first up to [`MAX_FOOTER_BYTES`]. The manifests and the index are read through
+/// the block cache, which holds them when this process wrote or read them. Best effort: a failure is logged, and
 /// readers fall back to the Iceberg metadata (module docs).
 pub(crate) async fn write(
     storage: &Storage,
@@ -308,11 +308,8 @@ async fn try_write(
         }
         // Footers of the data files the commit added, when this process holds them (it wrote
         // them): the newest files, which queries of recent rows read; then those of the other
-        // live files it holds, newest first.
-        if footers.held.is_some() {
-            live.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
-        }
-        // The added files' footers, then the held ones, looked up one at a time until the bound.
+        // live files it holds, newest first, looked up one at a time until the bound.
+        live.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
         let held = live
             .into_iter()
             .filter(|(_, l, _)| !footers.added.iter().any(|(a, _, _)| a == l));

@@ -2,8 +2,8 @@
 //! objects (data files, delete files, manifests, manifest lists and last-value indexes: every
 //! `.parquet` and `.avro` object, which Varve writes once under a fresh name and never rewrites) in
 //! blocks of `cache-block-bytes` (`storage::options`), in memory and optionally in a directory on
-//! local disk that processes share. Other objects (metadata JSON, version hints, namespace markers) and conditional reads pass
-//! through.
+//! local disk that processes share. Other objects (metadata JSON, version hints, namespace
+//! markers) and conditional reads pass through.
 //!
 //! A read names the blocks it needs; blocks found in memory, then on disk, are used as they are;
 //! the missing ones are fetched at once, as GETs of at most `cache-request-bytes` each (consecutive
