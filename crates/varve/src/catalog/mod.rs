@@ -21,7 +21,7 @@ use object_store::path::Path;
 mod cache;
 pub(crate) mod head;
 
-pub(crate) use cache::{MetadataCache, FOOTER_BYTES};
+pub(crate) use cache::{footer_in, MetadataCache, FOOTER_BYTES};
 
 use crate::error::{Error, ErrorKind, Result};
 use crate::format::metadata_json::{self, Refs};

@@ -421,13 +421,18 @@ impl VarveTable {
         // Large files in ranges that idle partitions take over (not under a limit, which reads
         // few rows, nor where the statement keeps files whole: see `context::Planner`).
         let partitions = state.config().target_partitions().max(1);
-        if limit.is_none() && state.config_options().optimizer.repartition_file_scans {
-            kept = crate::query::work_units::split(kept, partitions);
-        }
-        let groups_n = partitions.min(kept.len().max(1));
+        let files = kept.into_iter().map(|(f, _)| f).collect::<Vec<_>>();
+        let units = if limit.is_none() && state.config_options().optimizer.repartition_file_scans {
+            let footer = |f: &PartitionedFile| {
+                crate::catalog::footer_in(footers_cache.as_ref(), &f.object_meta.location, f.object_meta.size)
+            };
+            crate::query::work_units::split(files, partitions, &footer)
+        } else {
+            files.into_iter().map(crate::query::work_units::Unit::whole).collect()
+        };
+        let groups_n = partitions.min(units.len().max(1));
         let shared_queue = state.config_options().execution.enable_file_stream_work_stealing;
-        let groups =
-            crate::query::work_units::groups(kept.into_iter().map(|(f, _)| f).collect(), groups_n, shared_queue);
+        let groups = crate::query::work_units::groups(units, groups_n, shared_queue);
         let config = FileScanConfigBuilder::new(store_url, Arc::new(source))
             .with_expr_adapter(Some(Arc::new(crate::format::field_ids::FieldIdAdapterFactory)))
             .with_file_groups(

@@ -14,7 +14,9 @@
 //! by the page index, is not known here (the opener prunes after its reader exists), so a
 //! read-ahead may fetch chunks that are never read. Two signs stop it for the rest of the file:
 //! a request for parts of chunks (pages a page index kept), and a request that skips a row group
-//! fetched ahead (one its statistics ruled out). Some waste stays possible,
+//! fetched ahead (one its statistics ruled out). Row groups the access plan itself reads in part
+//! (pages `page_pruning` kept, or halves of a row group: `work_units`) are never read ahead, and
+//! their requests are no such sign. Some waste stays possible,
 //! which is why it is for object storage only (`LakeOptions::read_ahead_bytes`). And a reader
 //! starts with one row group ahead, doubling the number each time the read-ahead answers it (as
 //! TCP's slow start does), so a reader whose next row groups its statistics rule out (one
@@ -26,7 +28,7 @@ use std::sync::{Arc, Mutex};
 
 use bytes::Bytes;
 use datafusion::datasource::listing::PartitionedFile;
-use datafusion::datasource::physical_plan::parquet::ParquetAccessPlan;
+use datafusion::datasource::physical_plan::parquet::{ParquetAccessPlan, RowGroupAccess};
 use datafusion::physical_plan::metrics::Count;
 use futures::future::{BoxFuture, Shared};
 use futures::FutureExt;
@@ -141,10 +143,18 @@ fn chunk(meta: &ParquetMetaData, rg: usize, c: usize) -> Range<u64> {
 }
 
 impl ReadAhead {
-    /// Whether row group `rg` is one this reader reads, as far as is known here.
+    /// Whether the access plan reads row group `rg` in part (pages a page index kept, or half of
+    /// it: `work_units`): its pages are read as asked, never ahead, and say nothing of the scan.
+    fn partial(&self, rg: usize) -> bool {
+        self.plan
+            .as_ref()
+            .is_some_and(|p| matches!(p.inner().get(rg), Some(RowGroupAccess::Selection(_))))
+    }
+
+    /// Whether row group `rg` is one this reader reads whole, as far as is known here.
     fn mine(&self, meta: &ParquetMetaData, rg: usize) -> bool {
         if let Some(plan) = &self.plan {
-            if rg >= plan.len() || !plan.should_scan(rg) {
+            if rg >= plan.len() || !plan.should_scan(rg) || self.partial(rg) {
                 return false;
             }
         }
@@ -189,6 +199,9 @@ impl ReadAhead {
             let rg = (0..meta.num_row_groups()).find(|&rg| {
                 (0..meta.row_group(rg).num_columns()).any(|c| chunk(&meta, rg, c).contains(&first.start))
             })?;
+            if self.partial(rg) {
+                return None;
+            }
             let touched: Vec<Range<u64>> = (0..meta.row_group(rg).num_columns())
                 .filter_map(|c| {
                     let cr = chunk(&meta, rg, c);
