@@ -73,8 +73,9 @@ enum Cmd {
         /// Rows per commit when loading.
         #[arg(long, default_value_t = 100_000)]
         commit_rows: usize,
-        /// Passes over the queries (each query on every lake in turn, in each pass); a query's
-        /// best is its best over all passes, so that side-by-side phases see the same host.
+        /// Passes over the queries (each query on every lake in turn, in each pass, the lakes in
+        /// reverse order every other pass); a query's best is its best over all passes, so that
+        /// side-by-side phases see the same host.
         #[arg(long, default_value_t = 1)]
         rounds: u32,
         /// Cancel a Varve query (recorded as failed) after this long.

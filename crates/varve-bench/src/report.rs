@@ -283,8 +283,8 @@ pub fn markdown(
     if run.rounds > 1 {
         let _ = writeln!(
             s,
-            "- {} passes over the queries (each query on every lake in turn per pass): best = the best of every pass, \
-             first = the first pass's first run",
+            "- {} passes over the queries (each query on every lake in turn per pass, the lakes in reverse order every \
+             other pass): best = the best of every pass, first = the first pass's first run",
             run.rounds
         );
     }
@@ -433,7 +433,8 @@ fn maintain_ratios(s: &mut String, queries: &[QueryRecord], rounds: u32) {
         s,
         "Best warm time after over best before (above 1: slower after maintenance){}.\n",
         if per_pass {
-            "; then the same ratio within each pass, where the two lakes ran one after the other"
+            "; then the same ratio within each pass, where the two lakes ran one after the other (before first in \
+             odd passes, after first in even ones)"
         } else {
             ""
         }
