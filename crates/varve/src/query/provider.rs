@@ -426,7 +426,8 @@ impl VarveTable {
             let footer = |f: &PartitionedFile| {
                 crate::catalog::footer_in(footers_cache.as_ref(), &f.object_meta.location, f.object_meta.size)
             };
-            crate::query::work_units::split(files, partitions, &footer)
+            let object_store = matches!(self.env.storage.kind, crate::StorageKind::S3);
+            crate::query::work_units::split(files, partitions, &footer, object_store)
         } else {
             files.into_iter().map(crate::query::work_units::Unit::whole).collect()
         };

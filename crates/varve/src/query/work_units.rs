@@ -86,14 +86,17 @@ fn row_group_starts(footer: &ParquetMetaData, size: u64) -> Option<Vec<u64>> {
 ///
 /// A file whose footer `footer` knows (the lake's footer cache: no request) is cut at its row
 /// groups: a unit is a run of whole row groups (a byte range from the first's start to the next's,
-/// DataFusion's rule), at least one; and the `partitions` smallest units of the queue, when each is
-/// one row group, are halved by rows (an access plan that selects half of its rows; with the page
-/// index the scan decodes only that half's pages), so that the queue ends with half row groups.
-/// Measured on the IoT suite: a compacted file of whole row groups left one partition idle for
-/// up to a row group's work at the end of a full scan, 1-3% slower than the same rows in many
-/// small files. A file whose footer is not known yet is cut in equal byte ranges of at most the
-/// size wanted, down to about 8 MiB, and stays whole when smaller than 1.5 of them. Files that
-/// are already ranges stay whole; nothing is cut for one partition. A file's access plan
+/// DataFusion's rule), at least one. On local storage (`object_store` false) units go down to one
+/// row group, and the `partitions` smallest units of the queue that are one row group are halved
+/// by rows (an access plan that selects half of its rows; with the page index the scan decodes
+/// only that half's pages), so that the queue ends with half row groups. Measured on the IoT
+/// suite: a compacted file of whole row groups left one partition idle for up to a row group's
+/// work at the end of a full scan, 1-3% slower than the same rows in many small files. On object
+/// storage a unit's first read is a round trip its thread waits on, and a selective query's few
+/// row groups spread over many small units would be read one after the other: units stay at least
+/// about 8 MiB there, and nothing is halved. A file whose footer is not known yet is cut in equal
+/// byte ranges of at least about 8 MiB. Either way a file smaller than 1.5 units stays whole, and
+/// so do files that are already ranges; nothing is cut for one partition. A file's access plan
 /// (`page_pruning`) is kept: each unit reads its part of what the plan selects, and a row group
 /// the plan reads in part is never halved.
 ///
@@ -103,6 +106,7 @@ pub(crate) fn split(
     files: Vec<PartitionedFile>,
     partitions: usize,
     footer: &dyn Fn(&PartitionedFile) -> Option<Arc<ParquetMetaData>>,
+    object_store: bool,
 ) -> Vec<Unit> {
     if partitions < 2 || files.is_empty() {
         return files.into_iter().map(Unit::whole).collect();
@@ -110,6 +114,9 @@ pub(crate) fn split(
     let divisor = GUIDED_DIVISOR * partitions as u64;
     let mut remaining: u64 = files.iter().map(|f| f.object_meta.size).sum();
     let piece = |remaining: u64| (remaining / divisor).max(MIN_PIECE_BYTES);
+    // The size wanted of a unit of whole row groups.
+    let floor = if object_store { MIN_PIECE_BYTES } else { 0 };
+    let row_groups_piece = |remaining: u64| (remaining / divisor).max(floor);
     let mut out = Vec::with_capacity(files.len());
     for file in files {
         let size = file.object_meta.size;
@@ -128,7 +135,12 @@ pub(crate) fn split(
             range
         };
         let known = footer(&file).and_then(|f| Some((row_group_starts(&f, size)?, f)));
-        if let Some((starts, footer)) = known.filter(|(_, f)| f.num_row_groups() > 0) {
+        let first = row_groups_piece(remaining);
+        // (Kept whole, below: its units would be smaller than two-thirds of it.)
+        let small = size < first + first / 2;
+        if let Some((starts, footer)) =
+            known.filter(|(_, f)| f.num_row_groups() > 0 && (f.num_row_groups() == 1 || !small))
+        {
             let n = footer.num_row_groups();
             // A row group's weight: its compressed bytes, none when the file's plan skips it.
             let plan = file.extension::<ParquetAccessPlan>().filter(|p| p.len() == n);
@@ -151,7 +163,7 @@ pub(crate) fn split(
             while first < n {
                 // Whole row groups up to the size wanted now, at least one (the first unit from
                 // the file's start, the last to its end).
-                let want = remaining / divisor;
+                let want = row_groups_piece(remaining);
                 let mut last = first + 1;
                 while last < n && starts[last] - starts[first] < want {
                     last += 1;
@@ -193,6 +205,9 @@ pub(crate) fn split(
             remaining = remaining.saturating_sub(end - start);
             start = end;
         }
+    }
+    if object_store {
+        return out;
     }
     halve_tail(out, partitions)
 }
@@ -304,7 +319,7 @@ mod tests {
     fn large_files_without_footers_become_byte_ranges_that_cover_them() {
         let big = PartitionedFile::new("a.parquet", 200 * 1024 * 1024);
         let small = PartitionedFile::new("b.parquet", 4 * 1024 * 1024);
-        let out = split(vec![big, small], 2, &|_| None);
+        let out = split(vec![big, small], 2, &|_| None, false);
         let ranges: Vec<_> = out.iter().filter(|u| u.file.path().as_ref() == "a.parquet").collect();
         assert!(ranges.len() >= 8, "{}", ranges.len());
         // Shrinking: the first range is about 1/8 of the bytes, the last ones at most 8 MiB.
@@ -315,7 +330,12 @@ mod tests {
         );
         assert!(sizes.windows(2).all(|w| w[0] >= w[1]), "{sizes:?}");
         // A file of 2.25 ranges of the smallest size: three equal ranges.
-        let mid = split(vec![PartitionedFile::new("m.parquet", 18 * 1024 * 1024)], 2, &|_| None);
+        let mid = split(
+            vec![PartitionedFile::new("m.parquet", 18 * 1024 * 1024)],
+            2,
+            &|_| None,
+            false,
+        );
         let mid: Vec<i64> = mid.iter().map(|u| range_of(&u.file)).map(|(a, b)| b - a).collect();
         assert_eq!(mid, vec![6 * 1024 * 1024; 3]);
         assert!(*sizes.last().unwrap() <= 8 * 1024 * 1024, "{sizes:?}");
@@ -330,7 +350,12 @@ mod tests {
             .iter()
             .any(|u| u.file.path().as_ref() == "b.parquet" && u.file.range.is_none()));
         // One partition: nothing to share.
-        let one = split(vec![PartitionedFile::new("a.parquet", 200 * 1024 * 1024)], 1, &|_| None);
+        let one = split(
+            vec![PartitionedFile::new("a.parquet", 200 * 1024 * 1024)],
+            1,
+            &|_| None,
+            false,
+        );
         assert_eq!(one.len(), 1);
     }
 
@@ -406,9 +431,12 @@ mod tests {
         let file = PartitionedFile::new("f.parquet", size);
         let other = PartitionedFile::new("g.parquet", size / 3);
         let known = footer.clone();
-        let units = split(vec![file, other], 2, &move |f| {
-            (f.path().as_ref() == "f.parquet").then(|| known.clone())
-        });
+        let units = split(
+            vec![file, other],
+            2,
+            &move |f| (f.path().as_ref() == "f.parquet").then(|| known.clone()),
+            false,
+        );
         let ours: Vec<&Unit> = units.iter().filter(|u| u.file.path().as_ref() == "f.parquet").collect();
         assert!(ours.len() > 4, "{}", ours.len());
         // Every row of every row group read exactly once.
@@ -433,11 +461,14 @@ mod tests {
             .collect();
         assert_eq!(tail, vec![20_000; 4]);
         // Under one partition, or when the footer is unknown: no halves.
-        let whole = split(vec![PartitionedFile::new("f.parquet", size)], 1, &|_| {
-            Some(footer.clone())
-        });
+        let whole = split(
+            vec![PartitionedFile::new("f.parquet", size)],
+            1,
+            &|_| Some(footer.clone()),
+            false,
+        );
         assert_eq!(whole.len(), 1);
-        let unknown = split(vec![PartitionedFile::new("f.parquet", size)], 2, &|_| None);
+        let unknown = split(vec![PartitionedFile::new("f.parquet", size)], 2, &|_| None, false);
         assert!(unknown
             .iter()
             .all(|u| u.file.extension::<ParquetAccessPlan>().is_none()));
@@ -455,7 +486,7 @@ mod tests {
             RowSelection::from(vec![RowSelector::skip(30_000), RowSelector::select(10_000)]),
         );
         let file = PartitionedFile::new("f.parquet", size).with_extension(plan);
-        let units = split(vec![file], 2, &|_| Some(footer.clone()));
+        let units = split(vec![file], 2, &|_| Some(footer.clone()), false);
         let mut read = vec![0usize; 3];
         for u in &units {
             for (g, n) in rows_read(&u.file, &footer).into_iter().enumerate() {
@@ -492,9 +523,12 @@ mod tests {
         let ctx = SessionContext::new();
         let url = ObjectStoreUrl::parse("memory://").unwrap();
         ctx.register_object_store(url.as_ref(), store);
-        let units = split(vec![PartitionedFile::new("f.parquet", size)], 2, &|_| {
-            Some(footer.clone())
-        });
+        let units = split(
+            vec![PartitionedFile::new("f.parquet", size)],
+            2,
+            &|_| Some(footer.clone()),
+            false,
+        );
         assert!(units
             .iter()
             .any(|u| matches!(u.file.extension::<ParquetAccessPlan>(), Some(p) if p.inner().iter().any(|a| matches!(a, RowGroupAccess::Selection(_))))));
