@@ -158,11 +158,7 @@ impl ReadAhead {
                 return false;
             }
         }
-        let col = meta.row_group(rg).column(0);
-        let first = col
-            .dictionary_page_offset()
-            .unwrap_or_else(|| col.data_page_offset())
-            .max(0) as u64;
+        let first = crate::query::work_units::row_group_start(meta.row_group(rg));
         self.range.as_ref().is_none_or(|r| r.contains(&first))
     }
 

@@ -25,7 +25,7 @@ use std::sync::Arc;
 use datafusion::datasource::listing::PartitionedFile;
 use datafusion::datasource::physical_plan::parquet::{ParquetAccessPlan, RowGroupAccess};
 use parquet::arrow::arrow_reader::{RowSelection, RowSelector};
-use parquet::file::metadata::ParquetMetaData;
+use parquet::file::metadata::{ParquetMetaData, RowGroupMetaData};
 
 /// Each range is this fraction of the scan's bytes not yet cut, per partition: 1/(4 x partitions).
 const GUIDED_DIVISOR: u64 = 4;
@@ -60,20 +60,19 @@ impl Unit {
     }
 }
 
-/// Where each row group of `footer` starts, bytes: the first page of its first column (DataFusion
-/// reads a row group in the range its first page starts in), and the file's size after the last.
-/// `None` unless they rise strictly within the file (the cuts could otherwise overlap).
+/// Where row group `rg` starts, bytes: the first page of its first column. DataFusion reads a row
+/// group in the byte range its first page starts in (`prune_by_range`).
+pub(crate) fn row_group_start(rg: &RowGroupMetaData) -> u64 {
+    let c = rg.column(0);
+    c.dictionary_page_offset()
+        .unwrap_or_else(|| c.data_page_offset())
+        .max(0) as u64
+}
+
+/// Where each row group of `footer` starts ([`row_group_start`]), and the file's size after the
+/// last. `None` unless they rise strictly within the file (the cuts could otherwise overlap).
 fn row_group_starts(footer: &ParquetMetaData, size: u64) -> Option<Vec<u64>> {
-    let mut starts: Vec<u64> = footer
-        .row_groups()
-        .iter()
-        .map(|rg| {
-            let c = rg.column(0);
-            c.dictionary_page_offset()
-                .unwrap_or_else(|| c.data_page_offset())
-                .max(0) as u64
-        })
-        .collect();
+    let mut starts: Vec<u64> = footer.row_groups().iter().map(row_group_start).collect();
     starts.push(size);
     starts.windows(2).all(|w| w[0] < w[1]).then_some(starts)
 }
