@@ -318,6 +318,8 @@ impl VarveTable {
             true => prune_only.extend(long_lists),
             false => filters.extend(long_lists),
         }
+        // Every filter, for pruning row groups by statistics at planning.
+        let row_group_pruning = conjunction(filters.iter().cloned().chain(prune_only.iter().cloned()));
         let file_pruning = match prune_only.is_empty() {
             false => conjunction(filters.iter().cloned().chain(prune_only.iter().cloned())),
             true => None,
@@ -333,6 +335,10 @@ impl VarveTable {
                 Some(physical)
             }
             None => None,
+        };
+        // Footers the lake's cache holds (read before, or carried by the head): nothing is read.
+        let footer = |f: &PartitionedFile| {
+            crate::catalog::footer_in(footers_cache.as_ref(), &f.object_meta.location, f.object_meta.size)
         };
         // Each file to read, with its rows.
         let mut kept: Vec<(PartitionedFile, u64)> = Vec::new();
@@ -377,6 +383,9 @@ impl VarveTable {
                         &prune,
                     )
                     .await;
+                }
+                if let Some(filter) = &row_group_pruning {
+                    kept = crate::query::page_pruning::prune_row_groups(kept, &footer, &self.schema, filter);
                 }
             }
         }
@@ -423,9 +432,6 @@ impl VarveTable {
         let partitions = state.config().target_partitions().max(1);
         let files = kept.into_iter().map(|(f, _)| f).collect::<Vec<_>>();
         let units = if limit.is_none() && state.config_options().optimizer.repartition_file_scans {
-            let footer = |f: &PartitionedFile| {
-                crate::catalog::footer_in(footers_cache.as_ref(), &f.object_meta.location, f.object_meta.size)
-            };
             let object_store = matches!(self.env.storage.kind, crate::StorageKind::S3);
             crate::query::work_units::split(files, partitions, &footer, object_store)
         } else {

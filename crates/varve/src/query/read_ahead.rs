@@ -10,8 +10,10 @@
 //! starts on its first row groups before it asks. A request the fetched chunks do not cover (a
 //! column read for the first time, say) goes to the store as before.
 //!
-//! Which row groups the scan's predicate rules out by their statistics, or which pages it keeps
-//! by the page index, is not known here (the opener prunes after its reader exists), so a
+//! When the file's footer was cached at planning, the row groups the scan's predicate rules out
+//! by their statistics are already left out of its access plan (`page_pruning::prune_row_groups`)
+//! and never fetched ahead. Otherwise which row groups the statistics rule out, or which pages the
+//! page index keeps, is not known here (the opener prunes after its reader exists), so a
 //! read-ahead may fetch chunks that are never read. Two signs stop it for the rest of the file:
 //! a request for parts of chunks (pages a page index kept), and a request that skips a row group
 //! fetched ahead (one its statistics ruled out). Row groups the access plan itself reads in part
