@@ -3,7 +3,8 @@
 //! version; the block cache returns the store's bytes under concurrent readers, refetches a damaged
 //! disk block, and is shared by two lakes (processes) through its directory; a table another
 //! process commits to is seen once the interval has passed, and at once by the committing process;
-//! `ORDER BY ts DESC LIMIT k` opens only the newest files.
+//! `ORDER BY ts DESC LIMIT k` opens only the newest files; a join with a small dimension table
+//! reads only the fact table's files that hold its keys.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -496,4 +497,74 @@ async fn long_in_lists_prune_pages() {
     };
     assert_eq!(metric("pushdown_rows_matched"), 4100.0, "{plan}");
     assert!(metric("pushdown_rows_pruned") <= 8200.0, "{plan}");
+}
+
+/// A join with a small dimension table prunes the other side's files and row groups on object
+/// storage: DataFusion's hash join pushes the keys it collected (their bounds, and an `IN` list of
+/// up to 150 values) into the scan as a dynamic filter, which the scan's opener checks against
+/// each file's column bounds and each row group's statistics before reading it.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_join_on_a_dimension_table_prunes_the_fact_side() {
+    let backend = Backend::s3();
+    let lake = backend.open();
+    let contract = TableContract::time_series("ts").with_series_key(["host"]);
+    let b = batch(1, 5, T0);
+    let mut props = std::collections::HashMap::new();
+    props.insert("varve.auto-maintain".to_string(), "false".to_string());
+    // The fact table: one append per host, host00 .. host29, 2,000 rows each.
+    lake.create_table("iot.facts", &b.schema(), &contract).await.unwrap();
+    lake.set_properties("iot.facts", &props, &[]).await.unwrap();
+    let mut appends = vec![];
+    for h in 0..30 {
+        let b = batch(1, 2000, T0);
+        let host: ArrayRef = Arc::new(StringArray::from(vec![format!("host{h:02}"); 2000]));
+        appends.push(RecordBatch::try_new(b.schema(), vec![b.column(0).clone(), host, b.column(2).clone()]).unwrap());
+    }
+    for b in appends {
+        lake.append("iot.facts", vec![b], AppendOptions::default())
+            .await
+            .unwrap();
+    }
+    // The dimension table: each host with a value; v < 2 keeps two of them.
+    lake.create_table("iot.dims", &b.schema(), &contract).await.unwrap();
+    let hosts: Vec<String> = (0..30).map(|h| format!("host{h:02}")).collect();
+    let b = batch(1, 30, T0);
+    let v: ArrayRef = Arc::new(Float64Array::from(
+        (0..30).map(|h| ((h * 7) % 30) as f64).collect::<Vec<_>>(),
+    ));
+    let dims = RecordBatch::try_new(
+        b.schema(),
+        vec![b.column(0).clone(), Arc::new(StringArray::from(hosts)), v],
+    )
+    .unwrap();
+    lake.append("iot.dims", vec![dims], AppendOptions::default())
+        .await
+        .unwrap();
+    let info = lake.info("iot.facts").await.unwrap();
+    // Each host's rows span midnight: a file per host and day.
+    assert_eq!(info.live_files, 60);
+
+    let join = "SELECT f.host, count(*) AS n, sum(f.v) AS s FROM iot.facts f JOIN iot.dims d ON f.host = d.host \
+                WHERE d.v < 2 GROUP BY f.host ORDER BY f.host";
+    let listed = "SELECT host, count(*) AS n, sum(v) AS s FROM iot.facts WHERE host IN ('host00', 'host13') \
+                  GROUP BY host ORDER BY host";
+    let (lake, counters) = counted(&backend, &[("cache", "off")]);
+    let (got, r) = requests(&counters, lake.sql(join)).await;
+    let got = rows(&got.unwrap().batches);
+    eprintln!("join: {r:?}, table {} bytes", info.bytes);
+    assert_eq!(got, rows(&lake.sql(listed).await.unwrap().batches));
+    assert_eq!(got.len(), 2);
+    // The same data GETs as the query that names the two hosts, and one for the dimension table.
+    let (fresh, counters) = counted(&backend, &[("cache", "off")]);
+    let (_, direct) = requests(&counters, fresh.sql(listed)).await;
+    eprintln!("listed: {direct:?}");
+    assert_eq!(r.ranged_get, direct.ranged_get + 1, "join {r:?}, listed {direct:?}");
+    let plan = lake.sql(&format!("EXPLAIN ANALYZE {join}")).await.unwrap();
+    let plan = rows(&plan.batches).concat().join("\n");
+    // The dynamic filter, and the files it ruled out as the scan opened them.
+    assert!(plan.contains("predicate=DynamicFilter [ host@1 >= host00"), "{plan}");
+    assert!(
+        plan.contains("files_ranges_pruned_statistics=60 total → 4 matched"),
+        "{plan}"
+    );
 }
