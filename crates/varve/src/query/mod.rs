@@ -22,6 +22,7 @@ pub(crate) mod names;
 pub(crate) mod newest;
 pub(crate) mod newest_buckets;
 pub(crate) mod newest_scan;
+pub(crate) mod output_ordering;
 pub(crate) mod page_pruning;
 pub(crate) mod provider;
 pub(crate) mod read_ahead;

@@ -324,6 +324,12 @@ impl VarveTable {
             false => conjunction(filters.iter().cloned().chain(prune_only.iter().cloned())),
             true => None,
         };
+        // With filters applied row by row, rows come in the files' order without the series key
+        // columns the filters hold to one value (`output_ordering::after_equalities`).
+        let exact_filters = match row_filtering {
+            true => filters.clone(),
+            false => vec![],
+        };
         let df_schema = DFSchema::try_from(self.schema.as_ref().clone())?;
         // The scan applies filters row by row in this order (`filter_order`).
         let time_column = self.table.contract()?.time_column;
@@ -342,6 +348,8 @@ impl VarveTable {
         };
         // Each file to read, with its rows.
         let mut kept: Vec<(PartitionedFile, u64)> = Vec::new();
+        // The order the files' rows are in (`query::output_ordering`).
+        let mut ordering = None;
         let files_total;
         match &self.last_values {
             Some(ix) => {
@@ -367,6 +375,8 @@ impl VarveTable {
                         keep = pruning.prune(&stats)?;
                     }
                 }
+                let read = files.iter().zip(&keep).filter(|(_, k)| **k).map(|(f, _)| f);
+                ordering = crate::query::output_ordering::of_files(&self.table.metadata, read, &self.schema);
                 for (i, f) in files.iter().enumerate().filter(|(i, _)| keep[*i]) {
                     let path = self.env.storage.path_of(f.file_path())?;
                     self.env.storage.know_size(&path, f.file_size_in_bytes());
@@ -439,16 +449,25 @@ impl VarveTable {
         };
         let groups_n = partitions.min(units.len().max(1));
         let shared_queue = state.config_options().execution.enable_file_stream_work_stealing;
-        let groups = crate::query::work_units::groups(units, groups_n, shared_queue);
+        let groups: Vec<FileGroup> = crate::query::work_units::groups(units, groups_n, shared_queue)
+            .into_iter()
+            .filter(|g| !g.is_empty())
+            .map(FileGroup::new)
+            .collect();
+        // Declared only where each partition reads one unit: an ordering costs the scan its work
+        // stealing (`query::output_ordering`).
+        let orderings = match ordering {
+            Some(o) if groups.iter().all(|g| g.len() <= 1) => {
+                crate::query::output_ordering::after_equalities(o, &exact_filters)
+                    .into_iter()
+                    .collect()
+            }
+            _ => vec![],
+        };
         let config = FileScanConfigBuilder::new(store_url, Arc::new(source))
             .with_expr_adapter(Some(Arc::new(crate::format::field_ids::FieldIdAdapterFactory)))
-            .with_file_groups(
-                groups
-                    .into_iter()
-                    .filter(|g| !g.is_empty())
-                    .map(FileGroup::new)
-                    .collect(),
-            )
+            .with_file_groups(groups)
+            .with_output_ordering(orderings)
             .with_projection_indices(projection.cloned())?
             .with_limit(limit)
             .with_statistics(statistics)

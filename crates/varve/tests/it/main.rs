@@ -15,6 +15,7 @@ mod head_object;
 mod last_value;
 mod maintain;
 mod newest_buckets;
+mod output_ordering;
 mod read_ahead;
 mod rollup;
 mod schema_evolution;
