@@ -117,7 +117,10 @@ mod tests {
     fn leading_columns_held_to_one_value_are_dropped() {
         let site = col("site").eq(lit("s1"));
         let host = lit("h1").eq(col("host"));
-        assert_eq!(names(after_equalities(ordering(), std::slice::from_ref(&site))), ["host@1", "ts@2"]);
+        assert_eq!(
+            names(after_equalities(ordering(), std::slice::from_ref(&site))),
+            ["host@1", "ts@2"]
+        );
         assert_eq!(
             names(after_equalities(ordering(), &[host.clone(), site.clone()])),
             ["ts@2"]
