@@ -99,7 +99,9 @@ pub(crate) fn prune_row_groups<T>(
     files
         .into_iter()
         .filter_map(|(file, with)| {
-            let Some(meta) = footer(&file) else {
+            // A file of one row group passed the same test on its manifest bounds: the scan's
+            // opener checks it again; nothing to cut here.
+            let Some(meta) = footer(&file).filter(|m| m.num_row_groups() > 1) else {
                 return Some((file, with));
             };
             let Some((file_schema, physical)) = on_file(&meta, table, filter) else {

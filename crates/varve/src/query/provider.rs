@@ -321,7 +321,7 @@ impl VarveTable {
         // Every filter, for pruning row groups by statistics at planning.
         let row_group_pruning = conjunction(filters.iter().cloned().chain(prune_only.iter().cloned()));
         let file_pruning = match prune_only.is_empty() {
-            false => conjunction(filters.iter().cloned().chain(prune_only.iter().cloned())),
+            false => row_group_pruning.clone(),
             true => None,
         };
         // With filters applied row by row, rows come in the files' order without the series key

@@ -407,27 +407,31 @@ async fn newest_first_scans_skip_older_files(backend: Backend) {
     }
 }
 
+/// Creates `table` (inline maintenance off) with one append per host, `host00`, `host01`, ..., each
+/// of `per_host` rows from `T0`, 10 s apart.
+async fn one_append_per_host(lake: &Lake, table: &str, hosts: usize, per_host: usize) {
+    let contract = TableContract::time_series("ts").with_series_key(["host"]);
+    lake.create_table(table, &batch(1, 1, T0).schema(), &contract)
+        .await
+        .unwrap();
+    let props = std::collections::HashMap::from([("varve.auto-maintain".to_string(), "false".to_string())]);
+    lake.set_properties(table, &props, &[]).await.unwrap();
+    for h in 0..hosts {
+        let b = batch(1, per_host, T0);
+        let host: ArrayRef = Arc::new(StringArray::from(vec![format!("host{h:02}"); per_host]));
+        let b = RecordBatch::try_new(b.schema(), vec![b.column(0).clone(), host, b.column(2).clone()]).unwrap();
+        lake.append(table, vec![b], AppendOptions::default()).await.unwrap();
+    }
+}
+
 /// An `IN` list longer than DataFusion's pruning takes (20 values) still prunes files by their
 /// bounds, and the answer equals the same query's without pruning (a list of `OR`s).
 #[tokio::test(flavor = "multi_thread")]
 async fn long_in_lists_prune_files() {
     let backend = Backend::local();
     let lake = backend.open();
-    let contract = TableContract::time_series("ts").with_series_key(["host"]);
-    let b = batch(1, 5, T0);
-    lake.create_table("iot.hosts", &b.schema(), &contract).await.unwrap();
-    let mut props = std::collections::HashMap::new();
-    props.insert("varve.auto-maintain".to_string(), "false".to_string());
-    lake.set_properties("iot.hosts", &props, &[]).await.unwrap();
-    // One file per host: h0 .. h29 (each batch's host renamed).
-    for h in 0..30 {
-        let b = batch(1, 5, T0);
-        let host: ArrayRef = Arc::new(StringArray::from(vec![format!("host{h:02}"); 5]));
-        let b = RecordBatch::try_new(b.schema(), vec![b.column(0).clone(), host, b.column(2).clone()]).unwrap();
-        lake.append("iot.hosts", vec![b], AppendOptions::default())
-            .await
-            .unwrap();
-    }
+    // One file per host: host00 .. host29.
+    one_append_per_host(&lake, "iot.hosts", 30, 5).await;
     let mut list: Vec<String> = (0..40).map(|i| format!("'absent{i}'")).collect();
     list.push("'host07'".into());
     list.push("'host21'".into());
@@ -507,24 +511,10 @@ async fn long_in_lists_prune_pages() {
 async fn a_join_on_a_dimension_table_prunes_the_fact_side() {
     let backend = Backend::s3();
     let lake = backend.open();
+    // The fact table: one append per host, host00 .. host29, 2,000 rows each.
+    one_append_per_host(&lake, "iot.facts", 30, 2000).await;
     let contract = TableContract::time_series("ts").with_series_key(["host"]);
     let b = batch(1, 5, T0);
-    let mut props = std::collections::HashMap::new();
-    props.insert("varve.auto-maintain".to_string(), "false".to_string());
-    // The fact table: one append per host, host00 .. host29, 2,000 rows each.
-    lake.create_table("iot.facts", &b.schema(), &contract).await.unwrap();
-    lake.set_properties("iot.facts", &props, &[]).await.unwrap();
-    let mut appends = vec![];
-    for h in 0..30 {
-        let b = batch(1, 2000, T0);
-        let host: ArrayRef = Arc::new(StringArray::from(vec![format!("host{h:02}"); 2000]));
-        appends.push(RecordBatch::try_new(b.schema(), vec![b.column(0).clone(), host, b.column(2).clone()]).unwrap());
-    }
-    for b in appends {
-        lake.append("iot.facts", vec![b], AppendOptions::default())
-            .await
-            .unwrap();
-    }
     // The dimension table: each host with a value; v < 2 keeps two of them.
     lake.create_table("iot.dims", &b.schema(), &contract).await.unwrap();
     let hosts: Vec<String> = (0..30).map(|h| format!("host{h:02}")).collect();
