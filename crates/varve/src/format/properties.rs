@@ -6,6 +6,7 @@
 //! | `varve.target-file-size` | `256MiB` | compaction cuts output files at about this size |
 //! | `varve.row-group-rows` | `262144` | rows per Parquet row group of data files (appends and compaction) |
 //! | `varve.page-rows` | `8192` | rows per Parquet data page at most (the unit a page-index-pruned read decodes) |
+//! | `varve.time-encoding` | `delta` | how the time column is encoded: `delta` (DELTA_BINARY_PACKED) or `dictionary` |
 //! | `varve.encode-threads` | `0` | threads that encode a row group's columns; 0: one per core |
 //! | `varve.merge-buffer-size` | `128MiB` | compressed input pages a merge holds at once (more inputs read smaller chunks); a compaction's window of encoded output is at most half of it |
 //! | `varve.compact-min-files` | `8` | an append compacts a partition holding more small files than this |
@@ -33,6 +34,8 @@ pub(crate) const PROP_ROW_GROUP_ROWS: &str = "varve.row-group-rows";
 pub(crate) const PROP_PAGE_ROWS: &str = "varve.page-rows";
 /// How float columns are encoded once their dictionary fills.
 pub(crate) const PROP_FLOAT_ENCODING: &str = "varve.float-encoding";
+/// How the time column is encoded.
+pub(crate) const PROP_TIME_ENCODING: &str = "varve.time-encoding";
 /// Threads that encode the columns of a row group (0: one per core).
 pub(crate) const PROP_ENCODE_THREADS: &str = "varve.encode-threads";
 /// Compressed bytes of input pages one merge pass holds at once.
@@ -76,6 +79,7 @@ pub(crate) struct MaintenanceSettings {
     /// Rows per data page at most.
     pub(crate) page_rows: usize,
     pub(crate) float_encoding: FloatEncoding,
+    pub(crate) time_encoding: TimeEncoding,
     /// 0: one per core.
     pub(crate) encode_threads: usize,
     /// Bytes.
@@ -109,6 +113,32 @@ impl FloatEncoding {
     }
 }
 
+/// The encoding of the time column's values (Parquet spec, "Encodings").
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub(crate) enum TimeEncoding {
+    /// DELTA_BINARY_PACKED (`delta`, the default): differences between neighbouring values,
+    /// bit-packed in miniblocks of 32. Within a series, rows are stored in time order at a
+    /// steady interval, so the differences are nearly constant and pack to a few bits per row
+    /// whatever the page size: a dictionary of the times costs about 14 bits per row and only
+    /// compresses well when a page holds several series.
+    #[default]
+    Delta,
+    /// A dictionary of the times with a PLAIN fallback (`dictionary`, the writer's default), for
+    /// readers without the delta encoding.
+    Dictionary,
+}
+
+impl TimeEncoding {
+    fn parse(v: &str) -> Result<Self> {
+        match v.to_ascii_lowercase().as_str() {
+            "delta" => Ok(TimeEncoding::Delta),
+            "dictionary" => Ok(TimeEncoding::Dictionary),
+            // `validate` names the property and the value.
+            _ => Err(Error::invalid("expected delta or dictionary")),
+        }
+    }
+}
+
 impl MaintenanceSettings {
     /// Reads the settings; a value that does not parse is an error naming the property.
     ///
@@ -137,6 +167,10 @@ impl MaintenanceSettings {
             float_encoding: match checked(PROP_FLOAT_ENCODING)? {
                 Some(v) => FloatEncoding::parse(v)?,
                 None => FloatEncoding::default(),
+            },
+            time_encoding: match checked(PROP_TIME_ENCODING)? {
+                Some(v) => TimeEncoding::parse(v)?,
+                None => TimeEncoding::default(),
             },
             encode_threads: match checked(PROP_ENCODE_THREADS)? {
                 Some(v) => parse_count(PROP_ENCODE_THREADS, v)?,
@@ -204,11 +238,12 @@ pub(crate) fn validate_alter(key: &str, value: Option<&str>) -> Result<()> {
     }
 }
 
-const KNOWN: [&str; 12] = [
+const KNOWN: [&str; 13] = [
     PROP_TARGET_FILE_SIZE,
     PROP_ROW_GROUP_ROWS,
     PROP_PAGE_ROWS,
     PROP_FLOAT_ENCODING,
+    PROP_TIME_ENCODING,
     PROP_ENCODE_THREADS,
     PROP_MERGE_BUFFER_SIZE,
     PROP_COMPACT_MIN_FILES,
@@ -250,6 +285,7 @@ fn validate(key: &str, v: &str) -> Result<()> {
         }),
         PROP_AUTO_MAINTAIN => parse_bool(key, v).map(|_| ()),
         PROP_FLOAT_ENCODING => FloatEncoding::parse(v).map(|_| ()),
+        PROP_TIME_ENCODING => TimeEncoding::parse(v).map(|_| ()),
         PROP_RETENTION | PROP_SNAPSHOT_RETENTION | PROP_VERSION_CHECK_INTERVAL => parse_duration(v).map(|_| ()),
         PROP_DEDUP => match v {
             "none" | "last-write-wins" => Ok(()),
@@ -367,6 +403,27 @@ mod tests {
         let e = settings(Some("gorilla")).unwrap_err().to_string();
         assert!(
             e.contains("varve.float-encoding") && e.contains("byte-stream-split or plain"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn time_encoding() {
+        let settings = |v: Option<&str>| {
+            let mut p = HashMap::new();
+            if let Some(v) = v {
+                p.insert(PROP_TIME_ENCODING.to_string(), v.to_string());
+            }
+            MaintenanceSettings::from_properties(&p)
+        };
+        assert_eq!(settings(None).unwrap().time_encoding, TimeEncoding::Delta);
+        assert_eq!(
+            settings(Some("Dictionary")).unwrap().time_encoding,
+            TimeEncoding::Dictionary
+        );
+        let e = settings(Some("gorilla")).unwrap_err().to_string();
+        assert!(
+            e.contains("varve.time-encoding") && e.contains("delta or dictionary"),
             "{e}"
         );
     }

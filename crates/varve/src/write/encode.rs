@@ -20,7 +20,7 @@ use parquet::file::properties::{EnabledStatistics, WriterProperties};
 use parquet::schema::types::ColumnPath;
 
 use crate::error::{Error, Result};
-use crate::format::properties::{FloatEncoding, MaintenanceSettings};
+use crate::format::properties::{FloatEncoding, MaintenanceSettings, TimeEncoding};
 use crate::format::{Dedup, TableContract};
 use crate::write::keys;
 use crate::write::metrics::FileMetrics;
@@ -232,6 +232,29 @@ pub(crate) fn writer_properties(
             }
         }
     }
+    // The time column: DELTA_BINARY_PACKED (Parquet spec, "Encodings") instead of a dictionary.
+    // Rows are sorted by (series key, time), so within a series the differences between
+    // neighbouring times are nearly constant (a sensor's interval) and pack to a few bits per row;
+    // only the jump back at the start of each series costs one wide miniblock of 32 values. A
+    // dictionary costs about 14 bits per row for a day of 10-second readings and compresses only
+    // when a page spans several series: a compacted IoT diagnostics file (8,640 rows per series,
+    // pages of 8,192 rows) held 1.9 bytes per row of times, against 0.01 with the delta encoding.
+    // DuckDB, pyarrow and Spark read it. Table property `varve.time-encoding=dictionary` keeps the
+    // dictionary.
+    if let Some(time) = &contract.time_column {
+        if let Ok(field) = schema.field_with_name(time) {
+            let integer = matches!(
+                field.data_type(),
+                DataType::Timestamp(_, _) | DataType::Date32 | DataType::Int32 | DataType::Int64
+            );
+            if integer && settings.time_encoding == TimeEncoding::Delta {
+                let path = ColumnPath::from(time.as_str());
+                props = props
+                    .set_column_dictionary_enabled(path.clone(), false)
+                    .set_column_encoding(path, Encoding::DELTA_BINARY_PACKED);
+            }
+        }
+    }
     props.build()
 }
 
@@ -319,6 +342,82 @@ mod tests {
         assert_eq!(bss.encoding(&col("n")), None);
         let plain = writer_properties(&schema, &contract, 1024, &settings(Some("plain")));
         assert_eq!(plain.encoding(&col("v")), None);
+    }
+
+    /// The time column is delta-encoded without a dictionary unless the table asks for the
+    /// dictionary; a file written either way reads back the same times.
+    #[test]
+    fn the_time_column_is_delta_encoded() {
+        use arrow::array::TimestampMicrosecondArray;
+        use arrow::datatypes::{Field, Schema, TimeUnit};
+        let schema: SchemaRef = Arc::new(Schema::new(vec![
+            Field::new(
+                "ts",
+                DataType::Timestamp(TimeUnit::Microsecond, Some("UTC".into())),
+                false,
+            ),
+            Field::new("n", DataType::Int64, true),
+        ]));
+        let contract = TableContract::time_series("ts");
+        let col = |c: &str| ColumnPath::from(c);
+        let settings = |encoding: Option<&str>| {
+            let mut p = HashMap::new();
+            if let Some(e) = encoding {
+                p.insert("varve.time-encoding".to_string(), e.to_string());
+            }
+            MaintenanceSettings::from_properties(&p).unwrap()
+        };
+        let delta = writer_properties(&schema, &contract, 1024, &settings(None));
+        assert_eq!(delta.encoding(&col("ts")), Some(Encoding::DELTA_BINARY_PACKED));
+        assert!(!delta.dictionary_enabled(&col("ts")));
+        assert!(delta.dictionary_enabled(&col("n")));
+        let dict = writer_properties(&schema, &contract, 1024, &settings(Some("dictionary")));
+        assert_eq!(dict.encoding(&col("ts")), None);
+        assert!(dict.dictionary_enabled(&col("ts")));
+
+        // Three series of steady 10-second readings with a late row each, and the jump back at
+        // each series' start; negative times (before 1970) too.
+        let times: Vec<i64> = (0..3)
+            .flat_map(|s| (0..5000).map(move |i| -86_400_000_000 + i * 10_000_000 + s * 7 + (i % 97 == 0) as i64))
+            .collect();
+        let batch = RecordBatch::try_new(
+            schema.clone(),
+            vec![
+                Arc::new(TimestampMicrosecondArray::from(times.clone()).with_timezone("UTC")),
+                Arc::new(Int64Array::from_iter((0..times.len() as i64).map(Some))),
+            ],
+        )
+        .unwrap();
+        let mut sizes = Vec::new();
+        for props in [delta, dict] {
+            let mut buf = Vec::new();
+            let mut w = parquet::arrow::ArrowWriter::try_new(&mut buf, schema.clone(), Some(props)).unwrap();
+            w.write(&batch).unwrap();
+            w.close().unwrap();
+            let bytes = Bytes::from(buf);
+            let meta = read_footer(&bytes).unwrap();
+            sizes.push(meta.row_group(0).column(0).compressed_size());
+            let read: Vec<RecordBatch> = parquet::arrow::arrow_reader::ParquetRecordBatchReader::try_new(bytes, 8192)
+                .unwrap()
+                .collect::<std::result::Result<_, _>>()
+                .unwrap();
+            let got: Vec<i64> = read
+                .iter()
+                .flat_map(|b| {
+                    b.column(0)
+                        .as_primitive::<arrow::datatypes::TimestampMicrosecondType>()
+                        .values()
+                        .to_vec()
+                })
+                .collect();
+            assert_eq!(got, times);
+        }
+        assert!(
+            sizes[0] * 4 < sizes[1],
+            "delta {} bytes, dictionary {}",
+            sizes[0],
+            sizes[1]
+        );
     }
 
     /// The tuple sort gives exactly the order of arrow's lexsort with the input position as the

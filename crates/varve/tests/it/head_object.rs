@@ -276,9 +276,9 @@ async fn a_fresh_selective_query_on_a_compacted_file_reads_no_footer() {
 async fn fresh_selective_query_on_a_large_file(compacted: bool) {
     let backend = Backend::s3();
     let writer = backend.open();
-    // Values that do not compress, so that the file is several MiB.
+    // Values that do not compress, so that the file is several MiB (the times take little room).
     let per_host = 80_000usize;
-    let big = crate::read_ahead::readings(4, per_host);
+    let big = crate::read_ahead::readings(8, per_host);
     let schema = big.schema();
     let v = big.column(2).as_any().downcast_ref::<Float64Array>().unwrap();
     let expected_sum: f64 = (5 * 3600..6 * 3600).map(|i| v.value(2 * per_host + i)).sum();
@@ -331,9 +331,9 @@ async fn fresh_selective_query_on_a_large_file(compacted: bool) {
 async fn a_head_passes_on_the_footers_of_older_files() {
     let backend = Backend::s3();
     let per_host = 80_000usize;
-    // Host-major rows: the first half is h0 and h1, the second h2 and h3; values that do not
-    // compress, so that each file is several MiB.
-    let big = crate::read_ahead::readings(4, per_host);
+    // Host-major rows: the first half is h0 to h3, the second h4 to h7; values that do not
+    // compress, so that each file is about 2 MiB (more than a cache block).
+    let big = crate::read_ahead::readings(8, per_host);
     let half = big.num_rows() / 2;
     let contract = TableContract::time_series("ts").with_series_key(["host"]);
     let first = backend.open();
@@ -353,7 +353,7 @@ async fn a_head_passes_on_the_footers_of_older_files() {
     assert_eq!(header.matches("\"footer\"").count(), 2, "both files' footers: {header}");
 
     let (lake, counters) = fresh_counted(&backend);
-    let sql = "SELECT host, count(*) FROM iot.readings WHERE host IN ('h1', 'h2') \
+    let sql = "SELECT host, count(*) FROM iot.readings WHERE host IN ('h3', 'h4') \
                AND ts >= TIMESTAMP '2023-11-14 05:00:00Z' AND ts < TIMESTAMP '2023-11-14 06:00:00Z' \
                GROUP BY host ORDER BY host";
     let (answer, r) = requests(&counters, lake.sql(sql)).await;
@@ -362,8 +362,8 @@ async fn a_head_passes_on_the_footers_of_older_files() {
     assert_eq!(
         rows(&answer.batches),
         vec![
-            vec!["3600".to_string(), "h1".to_string()],
-            vec!["3600".to_string(), "h2".to_string()]
+            vec!["3600".to_string(), "h3".to_string()],
+            vec!["3600".to_string(), "h4".to_string()]
         ]
     );
     assert!(r.round_trips <= 2, "the head, then data: {r:?}");
