@@ -104,13 +104,27 @@ pub(crate) enum FloatEncoding {
 
 impl FloatEncoding {
     fn parse(v: &str) -> Result<Self> {
-        match v.to_ascii_lowercase().as_str() {
-            "byte-stream-split" => Ok(FloatEncoding::ByteStreamSplit),
-            "plain" => Ok(FloatEncoding::Plain),
-            // `validate` names the property and the value.
-            _ => Err(Error::invalid("expected byte-stream-split or plain")),
-        }
+        one_of(
+            v,
+            &[
+                ("byte-stream-split", FloatEncoding::ByteStreamSplit),
+                ("plain", FloatEncoding::Plain),
+            ],
+        )
     }
+}
+
+/// The option that `v` names (case-insensitive) among `(name, value)` pairs; otherwise an error
+/// "expected a or b" (`validate` adds the property and the value).
+fn one_of<T: Copy>(v: &str, options: &[(&str, T)]) -> Result<T> {
+    options
+        .iter()
+        .find(|(name, _)| name.eq_ignore_ascii_case(v))
+        .map(|(_, t)| *t)
+        .ok_or_else(|| {
+            let names: Vec<&str> = options.iter().map(|(name, _)| *name).collect();
+            Error::invalid(format!("expected {}", names.join(" or ")))
+        })
 }
 
 /// The encoding of the time column's values (Parquet spec, "Encodings").
@@ -130,12 +144,10 @@ pub(crate) enum TimeEncoding {
 
 impl TimeEncoding {
     fn parse(v: &str) -> Result<Self> {
-        match v.to_ascii_lowercase().as_str() {
-            "delta" => Ok(TimeEncoding::Delta),
-            "dictionary" => Ok(TimeEncoding::Dictionary),
-            // `validate` names the property and the value.
-            _ => Err(Error::invalid("expected delta or dictionary")),
-        }
+        one_of(
+            v,
+            &[("delta", TimeEncoding::Delta), ("dictionary", TimeEncoding::Dictionary)],
+        )
     }
 }
 
@@ -389,15 +401,15 @@ pub fn parse_bytes(s: &str) -> Result<u64> {
 mod tests {
     use super::*;
 
+    /// The settings of a table with `key` set to `v` (or unset).
+    fn settings_with(key: &str, v: Option<&str>) -> Result<MaintenanceSettings> {
+        let p: HashMap<String, String> = v.map(|v| (key.to_string(), v.to_string())).into_iter().collect();
+        MaintenanceSettings::from_properties(&p)
+    }
+
     #[test]
     fn float_encoding() {
-        let settings = |v: Option<&str>| {
-            let mut p = HashMap::new();
-            if let Some(v) = v {
-                p.insert(PROP_FLOAT_ENCODING.to_string(), v.to_string());
-            }
-            MaintenanceSettings::from_properties(&p)
-        };
+        let settings = |v: Option<&str>| settings_with(PROP_FLOAT_ENCODING, v);
         assert_eq!(settings(None).unwrap().float_encoding, FloatEncoding::ByteStreamSplit);
         assert_eq!(settings(Some("PLAIN")).unwrap().float_encoding, FloatEncoding::Plain);
         let e = settings(Some("gorilla")).unwrap_err().to_string();
@@ -409,13 +421,7 @@ mod tests {
 
     #[test]
     fn time_encoding() {
-        let settings = |v: Option<&str>| {
-            let mut p = HashMap::new();
-            if let Some(v) = v {
-                p.insert(PROP_TIME_ENCODING.to_string(), v.to_string());
-            }
-            MaintenanceSettings::from_properties(&p)
-        };
+        let settings = |v: Option<&str>| settings_with(PROP_TIME_ENCODING, v);
         assert_eq!(settings(None).unwrap().time_encoding, TimeEncoding::Delta);
         assert_eq!(
             settings(Some("Dictionary")).unwrap().time_encoding,
