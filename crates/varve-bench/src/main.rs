@@ -138,6 +138,10 @@ enum Cmd {
         /// holds absolute paths: copy `<lake>.before` back to `<lake>` to probe it again.
         #[arg(long)]
         keep_compaction_lake: bool,
+        /// Keep the micro-commit experiment's lake (tables `w.micro` and `w.one`) and print its
+        /// path, for repeated `probe` runs.
+        #[arg(long)]
+        keep_micro_lake: bool,
         /// Where results go.
         #[arg(long, default_value = "bench/results")]
         results_dir: PathBuf,
@@ -403,6 +407,7 @@ fn real_main(cli: Cli) -> Result<ExitCode, String> {
             micro_rows,
             compact_bytes,
             keep_compaction_lake,
+            keep_micro_lake,
             results_dir,
         } => {
             if append_rows == 0 || micro_rows == 0 {
@@ -418,6 +423,7 @@ fn real_main(cli: Cli) -> Result<ExitCode, String> {
                 micro_rows,
                 compact_bytes,
                 keep_compaction_lake,
+                keep_micro_lake,
                 command: std::env::args().collect::<Vec<_>>().join(" "),
             };
             let md = varve_bench::writes::run(&opts)?;

@@ -5,7 +5,8 @@
 //!   core (the default), inline maintenance off in both so that only encoding differs;
 //! - **micro-commits**: `--micro-commits` (1,000) appends of `--micro-rows` (300) rows with inline
 //!   maintenance on (the default), each append's latency recorded, then five queries against the
-//!   same rows loaded in one commit (best of 5 warm runs each, answers compared);
+//!   same rows loaded in one commit (20 warm runs each, the two tables' runs alternating; answers
+//!   compared);
 //! - **compaction**: copies of the readings (truck names suffixed per copy) appended into one day
 //!   partition until it holds `--compact-bytes` (1 GiB) in appends of 500,000 rows, then
 //!   `Lake::maintain` in a fresh process (`maintain-probe`): seconds, rows/s and peak memory.
@@ -61,6 +62,8 @@ pub struct WritesOptions {
     /// Whether the compaction experiment keeps its lake, and a copy of it before maintenance
     /// (`<lake>.before`).
     pub keep_compaction_lake: bool,
+    /// Whether the micro-commit experiment keeps its lake (tables `w.micro` and `w.one`).
+    pub keep_micro_lake: bool,
     /// The command line, recorded with the results.
     pub command: String,
 }
@@ -99,6 +102,10 @@ pub struct MicroQuery {
     pub micro_best_ms: f64,
     /// Best warm ms on the one-commit table.
     pub one_commit_best_ms: f64,
+    /// Median warm ms on the micro-committed table.
+    pub micro_median_ms: f64,
+    /// Median warm ms on the one-commit table.
+    pub one_commit_median_ms: f64,
     /// `micro_best_ms / one_commit_best_ms`.
     pub ratio: f64,
     /// `match`, or what differs between the two answers.
@@ -413,8 +420,16 @@ async fn micro_commits(opts: &WritesOptions, readings: &[RecordBatch]) -> Result
     ];
     let mut out = vec![];
     for (name, sql, ordered) in queries {
-        let (micro_ms, a) = best_of(&lake, &sql.replace("{t}", "w.micro"), 5).await?;
-        let (one_ms, b) = best_of(&lake, &sql.replace("{t}", "w.one"), 5).await?;
+        let (micro, one) = (sql.replace("{t}", "w.micro"), sql.replace("{t}", "w.one"));
+        let (a, b) = (answer(&lake, &micro).await?, answer(&lake, &one).await?);
+        // Warm runs of the two tables alternate, so that a slower spell of the machine falls on
+        // both alike.
+        let (mut micro_ms, mut one_ms) = (vec![], vec![]);
+        for _ in 0..MICRO_QUERY_RUNS {
+            micro_ms.push(timed(&lake, &micro).await?);
+            one_ms.push(timed(&lake, &one).await?);
+        }
+        let best = |v: &[f64]| v.iter().copied().fold(f64::MAX, f64::min);
         let check = match compare(&a, &b, ordered) {
             None => "match".to_string(),
             Some(d) => format!("mismatch: {d}"),
@@ -422,9 +437,11 @@ async fn micro_commits(opts: &WritesOptions, readings: &[RecordBatch]) -> Result
         out.push(MicroQuery {
             name: name.into(),
             sql,
-            micro_best_ms: micro_ms,
-            one_commit_best_ms: one_ms,
-            ratio: micro_ms / one_ms.max(1e-9),
+            micro_best_ms: best(&micro_ms),
+            one_commit_best_ms: best(&one_ms),
+            micro_median_ms: median(&micro_ms),
+            one_commit_median_ms: median(&one_ms),
+            ratio: best(&micro_ms) / best(&one_ms).max(1e-9),
             check,
         });
     }
@@ -439,6 +456,10 @@ async fn micro_commits(opts: &WritesOptions, readings: &[RecordBatch]) -> Result
         geomean_ratio: geomean(out.iter().map(|q| q.ratio)),
         queries: out,
     };
+    if opts.keep_micro_lake {
+        eprintln!("micro-commits: the lake is kept at {}", home.path().display());
+        let _ = home.keep();
+    }
     eprintln!(
         "micro-commits: p50 per 100 {:?} ms, last/first {:.2}, queries {:.2}x of one commit",
         r.block_p50_ms
@@ -451,17 +472,20 @@ async fn micro_commits(opts: &WritesOptions, readings: &[RecordBatch]) -> Result
     Ok(r)
 }
 
-/// Runs `sql` once, then `runs` more times; the best warm ms and the answer.
-async fn best_of(lake: &Lake, sql: &str, runs: u32) -> Result<(f64, Rows), String> {
+/// Warm runs of each micro-commit query on each table.
+const MICRO_QUERY_RUNS: usize = 20;
+
+/// The answer of `sql` (its first run).
+async fn answer(lake: &Lake, sql: &str) -> Result<Rows, String> {
     let first = lake.sql(sql).await.map_err(|e| format!("{sql}: {e}"))?;
-    let mut best = f64::MAX;
-    for _ in 0..runs {
-        let t = Instant::now();
-        lake.sql(sql).await.map_err(|e| format!("{sql}: {e}"))?;
-        best = best.min(t.elapsed().as_secs_f64() * 1000.0);
-    }
-    let rows = Rows::from_batches(&first.schema, &first.batches)?;
-    Ok((best, rows))
+    Rows::from_batches(&first.schema, &first.batches)
+}
+
+/// The ms of one run of `sql`.
+async fn timed(lake: &Lake, sql: &str) -> Result<f64, String> {
+    let t = Instant::now();
+    lake.sql(sql).await.map_err(|e| format!("{sql}: {e}"))?;
+    Ok(t.elapsed().as_secs_f64() * 1000.0)
 }
 
 /// `batch` with `-c<copy>` appended to every truck name.
@@ -593,20 +617,33 @@ pub fn markdown(r: &WritesResult) -> String {
         );
         let _ = writeln!(
             s,
-            "Queries afterwards, best of 5 warm runs, against the same rows loaded in one commit:\n"
+            "Queries afterwards against the same rows loaded in one commit: {MICRO_QUERY_RUNS} warm runs \
+             of each, the two tables' runs alternating; ratio = best / best:\n"
         );
         let _ = writeln!(
             s,
-            "| query | micro-committed ms | one commit ms | ratio | check |\n|---|---:|---:|---:|---|"
+            "| query | micro-committed best ms | one commit best ms | ratio | micro-committed median ms | one commit median ms | median ratio | check |\n|---|---:|---:|---:|---:|---:|---:|---|"
         );
         for q in &m.queries {
             let _ = writeln!(
                 s,
-                "| {} | {:.2} | {:.2} | {:.2} | {} |",
-                q.name, q.micro_best_ms, q.one_commit_best_ms, q.ratio, q.check
+                "| {} | {:.2} | {:.2} | {:.2} | {:.2} | {:.2} | {:.2} | {} |",
+                q.name,
+                q.micro_best_ms,
+                q.one_commit_best_ms,
+                q.ratio,
+                q.micro_median_ms,
+                q.one_commit_median_ms,
+                q.micro_median_ms / q.one_commit_median_ms.max(1e-9),
+                q.check
             );
         }
-        let _ = writeln!(s, "| **geomean** | | | {:.2} | |", m.geomean_ratio);
+        let medians = geomean(
+            m.queries
+                .iter()
+                .map(|q| q.micro_median_ms / q.one_commit_median_ms.max(1e-9)),
+        );
+        let _ = writeln!(s, "| **geomean** | | | {:.2} | | | {:.2} | |", m.geomean_ratio, medians);
     }
     if let Some(c) = &r.compaction {
         let _ = writeln!(
