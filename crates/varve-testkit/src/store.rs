@@ -94,8 +94,9 @@ pub struct Counters {
     rename: AtomicU64,
     bytes_read: AtomicU64,
     bytes_written: AtomicU64,
-    /// When each request started and ended.
-    spans: Mutex<Vec<(Instant, Instant)>>,
+    /// When each request started and ended, and the object it asked for (the prefix of a
+    /// listing; empty for deletes).
+    spans: Mutex<Vec<(Instant, Instant, String)>>,
 }
 
 fn inc(c: &AtomicU64, n: u64) {
@@ -129,23 +130,43 @@ impl Counters {
         r
     }
 
+    /// [`Counters::since`] with the round trips of [`Counters::round_trips_since_excluding`].
+    pub fn since_excluding(&self, earlier: &Requests, since: Instant, exclude: impl Fn(&str) -> bool) -> Requests {
+        let mut r = self.snapshot().since(earlier);
+        r.round_trips = self.round_trips_since_excluding(since, exclude);
+        r
+    }
+
     /// The longest chain of requests, started at or after `since`, in which each request started
     /// after the one before it ended: the round trips a client waited for one after another.
     /// Requests that overlap count once (they were made in parallel).
     pub fn round_trips_since(&self, since: Instant) -> u64 {
+        self.round_trips_since_excluding(since, |_| false)
+    }
+
+    /// [`Counters::round_trips_since`] leaving out the requests for objects `exclude` names (by
+    /// path): work a caller does not wait for, such as what a commit publishes after it answered,
+    /// which a loaded machine may finish before the caller's own last request is counted.
+    pub fn round_trips_since_excluding(&self, since: Instant, exclude: impl Fn(&str) -> bool) -> u64 {
         let spans: Vec<(Instant, Instant)> = self
             .spans
             .lock()
-            .map(|s| s.iter().filter(|(start, _)| *start >= since).copied().collect())
+            .map(|s| {
+                s.iter()
+                    .filter(|(start, _, path)| *start >= since && !exclude(path))
+                    .map(|(start, end, _)| (*start, *end))
+                    .collect()
+            })
             .unwrap_or_default();
         longest_chain(&spans)
     }
 
-    fn record(&self, start: Instant) {
+    fn record(&self, start: Instant, path: Option<&Path>) {
         // A request takes time: an instant answer still ends after it started.
         let end = Instant::now().max(start + Duration::from_nanos(1));
+        let path = path.map(|p| p.to_string()).unwrap_or_default();
         if let Ok(mut s) = self.spans.lock() {
-            s.push((start, end));
+            s.push((start, end, path));
         }
     }
 }
@@ -230,7 +251,7 @@ impl ObjectStore for CountingStore {
         let start = Instant::now();
         self.latency.request().await;
         let r = self.inner.put_opts(location, payload, opts).await;
-        self.counters.record(start);
+        self.counters.record(start, Some(location));
         r
     }
 
@@ -239,7 +260,7 @@ impl ObjectStore for CountingStore {
         let start = Instant::now();
         self.latency.request().await;
         let inner = self.inner.put_multipart_opts(location, opts).await;
-        self.counters.record(start);
+        self.counters.record(start, Some(location));
         let inner = inner?;
         Ok(Box::new(CountingUpload {
             inner,
@@ -263,7 +284,7 @@ impl ObjectStore for CountingStore {
         let r = match r {
             Ok(r) => r,
             Err(e) => {
-                self.counters.record(start);
+                self.counters.record(start, Some(location));
                 return Err(e);
             }
         };
@@ -272,7 +293,7 @@ impl ObjectStore for CountingStore {
             inc(&self.counters.bytes_read, bytes);
             self.latency.transfer(bytes).await;
         }
-        self.counters.record(start);
+        self.counters.record(start, Some(location));
         Ok(r)
     }
 
@@ -290,7 +311,7 @@ impl ObjectStore for CountingStore {
                         inc(&counters.delete, 1);
                         let start = Instant::now();
                         latency.request().await;
-                        counters.record(start);
+                        counters.record(start, l.as_ref().ok());
                     }
                     l
                 }
@@ -317,7 +338,7 @@ impl ObjectStore for CountingStore {
         let start = Instant::now();
         self.latency.request().await;
         let r = self.inner.list_with_delimiter(prefix).await;
-        self.counters.record(start);
+        self.counters.record(start, prefix);
         r
     }
 
@@ -326,7 +347,7 @@ impl ObjectStore for CountingStore {
         let start = Instant::now();
         self.latency.request().await;
         let r = self.inner.copy_opts(from, to, options).await;
-        self.counters.record(start);
+        self.counters.record(start, Some(to));
         r
     }
 
@@ -335,7 +356,7 @@ impl ObjectStore for CountingStore {
         let start = Instant::now();
         self.latency.request().await;
         let r = self.inner.rename_opts(from, to, options).await;
-        self.counters.record(start);
+        self.counters.record(start, Some(to));
         r
     }
 }
@@ -348,7 +369,7 @@ fn recorded(
     let start = Instant::now();
     s.chain(
         futures::stream::once(async move {
-            counters.record(start);
+            counters.record(start, None);
             None
         })
         .filter_map(|x: Option<Result<ObjectMeta>>| async move { x }),
@@ -387,7 +408,7 @@ impl MultipartUpload for CountingUpload {
             let start = Instant::now();
             latency.request().await;
             let r = part.await;
-            counters.record(start);
+            counters.record(start, None);
             r
         })
     }
@@ -397,7 +418,7 @@ impl MultipartUpload for CountingUpload {
         let start = Instant::now();
         self.latency.request().await;
         let r = self.inner.complete().await;
-        self.counters.record(start);
+        self.counters.record(start, None);
         r
     }
 
