@@ -125,9 +125,7 @@ impl Counters {
     /// The counts since `earlier` (a [`Counters::snapshot`]) with the dependent round trips of the
     /// requests that started at or after `since`.
     pub fn since(&self, earlier: &Requests, since: Instant) -> Requests {
-        let mut r = self.snapshot().since(earlier);
-        r.round_trips = self.round_trips_since(since);
-        r
+        self.since_excluding(earlier, since, |_| false)
     }
 
     /// [`Counters::since`] with the round trips of [`Counters::round_trips_since_excluding`].

@@ -74,10 +74,20 @@ async fn make_table(lake: &Lake) {
 
 /// Runs `f` and returns what it asked of the store.
 pub(crate) async fn requests<F: std::future::Future>(counters: &Counters, f: F) -> (F::Output, Requests) {
+    requests_excluding(counters, f, |_| false).await
+}
+
+/// [`requests`], with the round trips leaving out the requests for the objects `exclude` names
+/// (`Counters::round_trips_since_excluding`).
+pub(crate) async fn requests_excluding<F: std::future::Future>(
+    counters: &Counters,
+    f: F,
+    exclude: impl Fn(&str) -> bool,
+) -> (F::Output, Requests) {
     let before = counters.snapshot();
     let since = Instant::now();
     let out = f.await;
-    (out, counters.since(&before, since))
+    (out, counters.since_excluding(&before, since, exclude))
 }
 
 const SELECTIVE: &str = "SELECT ts, v FROM iot.readings WHERE host = 'h2' AND ts >= TIMESTAMP '2023-11-14 22:13:20Z' \

@@ -12,7 +12,7 @@ use object_store::ObjectStoreExt;
 use varve::{AppendOptions, Lake, TableContract};
 use varve_testkit::store::{instrument, Counters, Latency, Requests};
 
-use crate::fast_paths::{batch, requests};
+use crate::fast_paths::{batch, requests, requests_excluding};
 use varve_testkit::{rows, Backend};
 
 const T0: i64 = 1_700_000_000_000_000;
@@ -205,13 +205,9 @@ async fn appends_count_their_round_trips() {
 }
 
 /// The requests `f` makes, with the round trips of those it waits for: without the version hint
-/// and head object writes (and the check after them) that a commit makes once it has answered.
+/// and head object writes that a commit makes once it has answered.
 async fn foreground_requests<F: std::future::Future>(counters: &Counters, f: F) -> (F::Output, Requests) {
-    let before = counters.snapshot();
-    let since = std::time::Instant::now();
-    let out = f.await;
-    let published = |path: &str| path.ends_with("/version-hint.text") || path == HEAD;
-    (out, counters.since_excluding(&before, since, published))
+    requests_excluding(counters, f, |path| path.ends_with("/version-hint.text") || path == HEAD).await
 }
 
 /// A commit whose process died before its version hint write leaves the hint behind: plain
