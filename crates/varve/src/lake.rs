@@ -497,6 +497,12 @@ impl Lake {
             properties::validate_alter(k, None)?;
         }
         let base = catalog::load(&self.storage, &self.cache, &ident).await?;
+        let mut merged = base.metadata.properties().clone();
+        merged.extend(set.clone());
+        for k in unset {
+            merged.remove(k);
+        }
+        properties::validate_together(&merged)?;
         let mut txn = Transaction::new(iceberg::spec::Operation::Append);
         txn.set_properties = set.clone();
         txn.unset_properties = unset.to_vec();

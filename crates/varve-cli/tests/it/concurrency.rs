@@ -27,6 +27,10 @@ async fn four_processes(backend: Backend) {
     ]);
     args.extend(["--time-column", "ts", "--series-key", "writer"]);
     crate::varve_ok(&args);
+    // The whole history is checked below: keep every snapshot (commits keep 100 by default).
+    let mut alter: Vec<&str> = lake_args.iter().map(String::as_str).collect();
+    alter.extend(["alter", "ticks", "--set", "varve.max-snapshots=1000"]);
+    crate::varve_ok(&alter);
     for w in 0..WRITERS {
         for s in 0..BATCHES {
             let csv = format!(

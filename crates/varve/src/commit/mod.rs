@@ -39,6 +39,7 @@ pub(crate) mod append;
 pub(crate) mod checkpoint;
 pub(crate) mod dedup;
 mod snapshot;
+pub(crate) use snapshot::beyond_newest;
 
 use std::collections::HashMap;
 use std::sync::Arc;

@@ -24,7 +24,7 @@ use crate::catalog::{self, LoadedTable, MetadataCache};
 use crate::error::{Error, Result};
 use crate::format::manifest::{self, ManifestContents};
 use crate::format::metadata_json::{self, Refs};
-use crate::format::properties::PROP_BATCH_IDS;
+use crate::format::properties::{self, PROP_BATCH_IDS};
 use crate::format::schema;
 use crate::index::last_value;
 use crate::storage::Storage;
@@ -194,12 +194,23 @@ pub(crate) async fn prepare(
             .set_ref(MAIN_BRANCH, metadata_json::main_branch(id))?;
         snapshot_id = Some(id);
     }
-    if !txn.expire_snapshots.is_empty() {
+    let mut expire = txn.expire_snapshots.clone();
+    if snapshot_id.is_some() {
+        // A new snapshot pushes the oldest out beyond `varve.max-snapshots` (their files stay
+        // until maintenance's orphan cleanup, so readers of those snapshots finish).
+        let keep = properties::max_snapshots(md.properties()).saturating_sub(1);
+        for id in beyond_newest(md, &latest.refs, keep) {
+            if !expire.contains(&id) {
+                expire.push(id);
+            }
+        }
+    }
+    if !expire.is_empty() {
         let current = md.current_snapshot_id();
         if txn.expire_snapshots.iter().any(|id| Some(*id) == current) {
             return Err(Error::internal("expiry must keep the current snapshot"));
         }
-        b = b.remove_snapshots(&txn.expire_snapshots);
+        b = b.remove_snapshots(&expire);
     }
     let built = b.build()?;
     let mut refs = latest.refs.as_ref().clone();
@@ -213,6 +224,36 @@ pub(crate) async fn prepare(
         snapshot_id,
         written,
     })
+}
+
+/// The snapshots of `md` beyond its newest `keep` (by sequence number), except the current one and
+/// those a branch or tag other than `main` names in `refs`: what a commit that adds a snapshot
+/// expires so that the table keeps at most `varve.max-snapshots` (`keep` is then that bound less
+/// one, for the new snapshot), and what maintenance expires for the same bound.
+///
+/// Expiring only the oldest keeps the snapshot log a contiguous history (Iceberg spec, "Snapshot
+/// Retention"), so time travel to a time within what is kept still finds the snapshot current then.
+pub(crate) fn beyond_newest(md: &TableMetadata, refs: &Refs, keep: usize) -> Vec<i64> {
+    if md.snapshots().len() <= keep {
+        return vec![];
+    }
+    let named: HashSet<i64> = refs
+        .iter()
+        .filter(|(name, _)| name.as_str() != MAIN_BRANCH)
+        .map(|(_, r)| r.snapshot_id)
+        .collect();
+    let current = md.current_snapshot_id();
+    let mut snaps: Vec<(i64, i64, i64)> = md
+        .snapshots()
+        .map(|s| (s.sequence_number(), s.timestamp_ms(), s.snapshot_id()))
+        .collect();
+    snaps.sort_unstable_by(|a, b| b.cmp(a));
+    snaps
+        .into_iter()
+        .skip(keep)
+        .map(|(_, _, id)| id)
+        .filter(|id| Some(*id) != current && !named.contains(id))
+        .collect()
 }
 
 /// The snapshot summary (Iceberg spec, "Snapshot Summary"): what this change added and removed,

@@ -14,6 +14,7 @@
 //! | `varve.retention` | none | rows older than now minus this are hidden from queries, and maintenance drops their files |
 //! | `varve.snapshot-retention` | `1h` | maintenance expires snapshots older than this |
 //! | `varve.min-snapshots` | `5` | maintenance keeps at least this many newest snapshots |
+//! | `varve.max-snapshots` | `100` | a commit expires the oldest snapshots beyond this many newest (never below `varve.min-snapshots`) |
 //! | `varve.version-check-interval` | the lake's (`1s`) | a reader uses the table version it saw this recently without asking the store |
 //! | `varve.dedup` | `none` | `none` or `last-write-wins` on (series key, time); set at creation |
 //!
@@ -50,6 +51,8 @@ pub(crate) const PROP_RETENTION: &str = "varve.retention";
 pub(crate) const PROP_SNAPSHOT_RETENTION: &str = "varve.snapshot-retention";
 /// How many newest snapshots are always kept.
 pub(crate) const PROP_MIN_SNAPSHOTS: &str = "varve.min-snapshots";
+/// How many newest snapshots a table keeps at most, whatever their age.
+pub(crate) const PROP_MAX_SNAPSHOTS: &str = "varve.max-snapshots";
 /// How long a reader may use the table version it loaded or checked before asking the store
 /// again (a duration; overrides the lake's `version-check-interval` option).
 pub(crate) const PROP_VERSION_CHECK_INTERVAL: &str = "varve.version-check-interval";
@@ -70,6 +73,11 @@ pub(crate) const DEFAULT_COMPACT_MIN_FILES: usize = 8;
 pub(crate) const DEFAULT_SNAPSHOT_RETENTION: Duration = Duration::from_secs(3600);
 /// Default number of newest snapshots kept whatever their age.
 pub(crate) const DEFAULT_MIN_SNAPSHOTS: usize = 5;
+/// Default bound on the snapshots a table keeps. Iceberg keeps every retained snapshot in each
+/// metadata file (about 1 KB apiece), and each commit writes a whole new one: without a bound a
+/// table committed every second writes 3.6 MB per commit after an hour. 100 keeps each metadata
+/// file near 100 KB, so commit cost stays flat however often a table commits.
+pub(crate) const DEFAULT_MAX_SNAPSHOTS: usize = 100;
 
 /// The maintenance settings of a table, read from its properties.
 #[derive(Debug, Clone, PartialEq)]
@@ -89,6 +97,8 @@ pub(crate) struct MaintenanceSettings {
     pub(crate) retention: Option<Duration>,
     pub(crate) snapshot_retention: Duration,
     pub(crate) min_snapshots: usize,
+    /// Snapshots kept at most (never fewer than `min_snapshots`; see [`max_snapshots`]).
+    pub(crate) max_snapshots: usize,
 }
 
 /// The encoding of a float column's values once its dictionary fills (Parquet spec, "Encodings").
@@ -209,8 +219,24 @@ impl MaintenanceSettings {
                 Some(v) => parse_count(PROP_MIN_SNAPSHOTS, v)?,
                 None => DEFAULT_MIN_SNAPSHOTS,
             },
+            max_snapshots: max_snapshots(p),
         })
     }
+}
+
+/// The most snapshots a table with properties `p` keeps: `varve.max-snapshots` (default
+/// [`DEFAULT_MAX_SNAPSHOTS`]), raised to `varve.min-snapshots` when that is larger, and at least 1
+/// (the current snapshot). A value that does not parse counts as the default here, so that a
+/// commit never fails on it; `alter` refuses such values ([`validate_alter`]).
+pub(crate) fn max_snapshots(p: &HashMap<String, String>) -> usize {
+    let count = |k: &str, default: usize| {
+        p.get(k)
+            .and_then(|v| v.trim().replace('_', "").parse::<usize>().ok())
+            .unwrap_or(default)
+    };
+    count(PROP_MAX_SNAPSHOTS, DEFAULT_MAX_SNAPSHOTS)
+        .max(count(PROP_MIN_SNAPSHOTS, DEFAULT_MIN_SNAPSHOTS))
+        .max(1)
 }
 
 /// Checks a property that `alter` is asked to set: known `varve.*` names with valid values;
@@ -250,7 +276,24 @@ pub(crate) fn validate_alter(key: &str, value: Option<&str>) -> Result<()> {
     }
 }
 
-const KNOWN: [&str; 13] = [
+/// Checks the rules between properties, on a table's properties as `alter` would leave them.
+///
+/// Errors: [`crate::ErrorKind::InvalidInput`] when `varve.max-snapshots` is below
+/// `varve.min-snapshots`.
+pub(crate) fn validate_together(p: &HashMap<String, String>) -> Result<()> {
+    let count = |k: &str| p.get(k).and_then(|v| v.trim().replace('_', "").parse::<usize>().ok());
+    let min = count(PROP_MIN_SNAPSHOTS).unwrap_or(DEFAULT_MIN_SNAPSHOTS);
+    let max = count(PROP_MAX_SNAPSHOTS).unwrap_or(DEFAULT_MAX_SNAPSHOTS);
+    if max < min {
+        return Err(Error::invalid(format!(
+            "{PROP_MAX_SNAPSHOTS}={max} is below {PROP_MIN_SNAPSHOTS}={min}: a table cannot keep fewer \
+             snapshots than it must keep; lower {PROP_MIN_SNAPSHOTS} too"
+        )));
+    }
+    Ok(())
+}
+
+const KNOWN: [&str; 14] = [
     PROP_TARGET_FILE_SIZE,
     PROP_ROW_GROUP_ROWS,
     PROP_PAGE_ROWS,
@@ -263,6 +306,7 @@ const KNOWN: [&str; 13] = [
     PROP_RETENTION,
     PROP_SNAPSHOT_RETENTION,
     PROP_MIN_SNAPSHOTS,
+    PROP_MAX_SNAPSHOTS,
     PROP_VERSION_CHECK_INTERVAL,
 ];
 
@@ -282,14 +326,15 @@ fn validate(key: &str, v: &str) -> Result<()> {
                 Ok(())
             }
         }),
-        PROP_ROW_GROUP_ROWS | PROP_PAGE_ROWS | PROP_COMPACT_MIN_FILES | PROP_MIN_SNAPSHOTS => parse_count(key, v)
-            .and_then(|n| {
+        PROP_ROW_GROUP_ROWS | PROP_PAGE_ROWS | PROP_COMPACT_MIN_FILES | PROP_MIN_SNAPSHOTS | PROP_MAX_SNAPSHOTS => {
+            parse_count(key, v).and_then(|n| {
                 if n == 0 && key != PROP_MIN_SNAPSHOTS {
                     Err(Error::invalid("must be at least 1"))
                 } else {
                     Ok(())
                 }
-            }),
+            })
+        }
         PROP_ENCODE_THREADS => parse_count(key, v).map(|_| ()),
         PROP_MERGE_BUFFER_SIZE => parse_bytes(v).and_then(|n| match n {
             0 => Err(Error::invalid("must be at least 1 byte")),

@@ -20,19 +20,33 @@ use crate::catalog::{self, LoadedTable, MetadataCache};
 use crate::error::Result;
 use crate::storage::Storage;
 
-/// Snapshots of `md` to expire at `now_ms`: older than `retention`, beyond the newest
-/// `min_snapshots`, and not the current one.
-pub(crate) fn to_expire(md: &TableMetadata, now_ms: i64, retention: Duration, min_snapshots: usize) -> Vec<i64> {
+/// Snapshots of `t` to expire at `now_ms`: those older than `retention` beyond the newest
+/// `min_snapshots`, and those beyond the newest `max_snapshots` whatever their age
+/// (`commit::beyond_newest`, the rule commits apply too); never the current one.
+pub(crate) fn to_expire(
+    t: &LoadedTable,
+    now_ms: i64,
+    retention: Duration,
+    min_snapshots: usize,
+    max_snapshots: usize,
+) -> Vec<i64> {
+    let md = &t.metadata;
     let mut snaps: Vec<(i64, i64)> = md.snapshots().map(|s| (s.timestamp_ms(), s.snapshot_id())).collect();
     snaps.sort_by(|a, b| b.cmp(a));
     let cutoff = now_ms.saturating_sub(retention.as_millis() as i64);
     let current = md.current_snapshot_id();
-    snaps
+    let mut ids: Vec<i64> = snaps
         .into_iter()
         .skip(min_snapshots)
         .filter(|(ts, id)| *ts < cutoff && Some(*id) != current)
         .map(|(_, id)| id)
-        .collect()
+        .collect();
+    for id in crate::commit::beyond_newest(md, &t.refs, max_snapshots.max(min_snapshots)) {
+        if !ids.contains(&id) {
+            ids.push(id);
+        }
+    }
+    ids
 }
 
 /// Every object location the snapshots `ids` of `md` reference: manifest lists, manifests, live

@@ -201,7 +201,7 @@ pub(crate) async fn maintain(
     if opts.expire {
         let retention = opts.snapshot_retention.unwrap_or(settings.snapshot_retention);
         let now = chrono::Utc::now().timestamp_millis();
-        let ids = expire::to_expire(&t.metadata, now, retention, settings.min_snapshots);
+        let ids = expire::to_expire(&t, now, retention, settings.min_snapshots, settings.max_snapshots);
         if !ids.is_empty() {
             r.actions.push(format!("expire {} snapshots", ids.len()));
             if !opts.dry_run {

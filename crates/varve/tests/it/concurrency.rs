@@ -26,6 +26,14 @@ async fn writers(backend: Backend, tasks: i64, batches: i64) {
     )
     .await
     .unwrap();
+    // The whole history is checked below: keep every snapshot (commits keep 100 by default).
+    lake.set_properties(
+        "t",
+        &std::collections::HashMap::from([("varve.max-snapshots".to_string(), "1000".to_string())]),
+        &[],
+    )
+    .await
+    .unwrap();
     let mut handles = vec![];
     for w in 0..tasks {
         let lake = lake.clone();

@@ -204,7 +204,8 @@ async fn compaction_of_micro_appends(backend: Backend) {
         )
         .await
         .unwrap();
-    assert!(r.snapshots_expired >= 300, "{r:?}");
+    // Commits kept the newest 100 snapshots (`varve.max-snapshots`); expiry takes all but one.
+    assert!(r.snapshots_expired >= 99, "{r:?}");
     let err = lake
         .sql(&format!("SELECT count(*) FROM m FOR VERSION AS OF {before_snapshot}"))
         .await
@@ -239,6 +240,104 @@ async fn compaction_on_local_disk() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn compaction_on_s3() {
     compaction_of_micro_appends(Backend::s3()).await;
+}
+
+/// `varve.max-snapshots`: every commit expires the oldest snapshots beyond the bound, so each
+/// metadata file stays small however often the table commits; what is kept is a contiguous
+/// history that DuckDB and PyIceberg read, time travel past it names the oldest retained
+/// snapshot, and maintenance's orphan cleanup removes the files only the expired ones held.
+async fn commits_keep_at_most_max_snapshots(backend: Backend) {
+    let lake = backend.open();
+    create(
+        &lake,
+        "b",
+        &[("varve.auto-maintain", "false"), ("varve.max-snapshots", "10")],
+    )
+    .await;
+    let mut ids = Vec::new();
+    let mut sizes = Vec::new();
+    for i in 0..30 {
+        lake.append("b", vec![micro(i, 19_000)], AppendOptions::default())
+            .await
+            .unwrap();
+        let info = lake.info("b").await.unwrap();
+        ids.push(info.snapshot_id.unwrap());
+        let d = lake.describe("b").await.unwrap();
+        let meta = format!("default/b/metadata/v{}.metadata.json", d.metadata_version);
+        let store = lake_store(&backend);
+        sizes.push(store.head(&object_store::path::Path::from(meta)).await.unwrap().size);
+        assert!(info.snapshots <= 10, "append {i}: {} snapshots", info.snapshots);
+    }
+    // Past the bound a commit adds only its metadata-log entry (about 110 bytes; Iceberg keeps
+    // the newest 100, `write.metadata.previous-versions-max`), not a snapshot of about 950.
+    let (before, after) = ((sizes[9] - sizes[0]) / 9, (sizes[29] - sizes[9]) / 20);
+    assert!(after * 4 < before, "bytes per commit {before} then {after}: {sizes:?}");
+    let h = lake.history("b").await.unwrap();
+    let kept: Vec<i64> = h.iter().map(|s| s.snapshot_id).collect();
+    assert_eq!(kept, ids[20..].to_vec(), "the newest 10, oldest first");
+    for w in h.windows(2) {
+        assert_eq!(w[1].parent_id, Some(w[0].snapshot_id), "history is linear");
+    }
+    assert_eq!(scalar(&lake, "SELECT count(*) FROM b").await, "120");
+    let oldest = ids[20];
+    assert_eq!(
+        scalar(&lake, &format!("SELECT count(*) FROM b FOR VERSION AS OF {oldest}")).await,
+        "84"
+    );
+    let err = lake
+        .sql(&format!("SELECT count(*) FROM b FOR VERSION AS OF {}", ids[5]))
+        .await
+        .unwrap_err();
+    assert_eq!(err.kind(), varve::ErrorKind::NotFound, "{err}");
+    assert!(err.message().contains("oldest retained snapshot"), "{err}");
+    assert_readers_agree(&lake, &backend, "default", "b").await;
+
+    // The expired snapshots' manifest lists are orphans now; cleanup with no safety window takes
+    // them, and leaves what the 10 kept snapshots reference.
+    let lists = |objs: &[String]| objs.iter().filter(|o| o.contains("/snap-")).count();
+    assert_eq!(lists(&objects(&backend, "b").await), 30);
+    let r = lake
+        .maintain(
+            "b",
+            &MaintainOptions {
+                compact: false,
+                orphan_age: Duration::ZERO,
+                ..Default::default()
+            },
+        )
+        .await
+        .unwrap();
+    assert_eq!(r.snapshots_expired, 0, "nothing older than an hour: {r:?}");
+    assert_eq!(lists(&objects(&backend, "b").await), 10);
+    assert_eq!(scalar(&lake, "SELECT count(*) FROM b").await, "120");
+    assert_eq!(
+        scalar(&lake, &format!("SELECT count(*) FROM b FOR VERSION AS OF {oldest}")).await,
+        "84"
+    );
+
+    // Lowering the bound: the next commit trims to it; a bad value is refused.
+    let set = |v: &str| HashMap::from([("varve.max-snapshots".to_string(), v.to_string())]);
+    let err = lake.set_properties("b", &set("0"), &[]).await.unwrap_err();
+    assert!(err.message().contains("varve.max-snapshots"), "{err}");
+    let err = lake.set_properties("b", &set("many"), &[]).await.unwrap_err();
+    assert!(err.message().contains("whole number"), "{err}");
+    let err = lake.set_properties("b", &set("3"), &[]).await.unwrap_err();
+    assert!(err.message().contains("below varve.min-snapshots=5"), "{err}");
+    lake.set_properties("b", &set("6"), &[]).await.unwrap();
+    lake.append("b", vec![micro(30, 19_000)], AppendOptions::default())
+        .await
+        .unwrap();
+    assert_eq!(lake.info("b").await.unwrap().snapshots, 6);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn max_snapshots_on_local_disk() {
+    commits_keep_at_most_max_snapshots(Backend::local()).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn max_snapshots_on_s3() {
+    commits_keep_at_most_max_snapshots(Backend::s3()).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
