@@ -515,12 +515,36 @@ mod zstd_codec {
     /// Varve: backported from parquet 60.2.0. The contexts are created on first use (a reader
     /// only decompresses, a writer only compresses: 58.4.1 created both for every column chunk),
     /// and pages decompress straight into the output buffer (58.4.1 copied them once more).
+    /// Decompression contexts are reused across codecs on a thread (`SPARE`).
     pub struct ZSTDCodec {
         level: ZstdLevel,
         // Created on first use, because writers only compress and readers only
         // decompress.
         compressor: Option<zstd::bulk::Compressor<'static>>,
         decompressor: Option<zstd::bulk::Decompressor<'static>>,
+    }
+
+    /// Varve: decompression contexts that dropped codecs left on this thread, for the next
+    /// codec to take. A reader makes a codec per column chunk, and creating a context (about
+    /// 100 KiB, zeroed) cost more than decompressing the pages of a small chunk.
+    const SPARE_DECOMPRESSORS: usize = 4;
+
+    thread_local! {
+        static SPARE: std::cell::RefCell<Vec<zstd::bulk::Decompressor<'static>>> =
+            const { std::cell::RefCell::new(Vec::new()) };
+    }
+
+    impl Drop for ZSTDCodec {
+        fn drop(&mut self) {
+            if let Some(d) = self.decompressor.take() {
+                let _ = SPARE.try_with(|s| {
+                    let mut s = s.borrow_mut();
+                    if s.len() < SPARE_DECOMPRESSORS {
+                        s.push(d);
+                    }
+                });
+            }
+        }
     }
 
     impl ZSTDCodec {
@@ -558,7 +582,13 @@ mod zstd_codec {
             let len = self
                 .decompressor
                 .get_or_insert_with(|| {
-                    zstd::bulk::Decompressor::new().expect("can create zstd decompressor")
+                    SPARE
+                        .try_with(|s| s.borrow_mut().pop())
+                        .ok()
+                        .flatten()
+                        .unwrap_or_else(|| {
+                            zstd::bulk::Decompressor::new().expect("can create zstd decompressor")
+                        })
                 })
                 .decompress_to_buffer(input_buf, &mut cursor)?;
             Ok(len)

@@ -210,8 +210,11 @@ impl VarveTable {
         let footers_cache = state.runtime_env().cache_manager.get_file_metadata_cache();
         let read_ahead = self.env.storage.options.read_ahead_bytes(self.env.storage.kind);
         let footers = CachedFooters::new(footers_store.clone(), footers_cache.clone(), read_ahead);
+        // Bloom filters are read as the session says (`SET
+        // datafusion.execution.parquet.bloom_filter_on_read`, on by default).
         let mut source = ParquetSource::new(self.schema.clone())
             .with_enable_page_index(true)
+            .with_bloom_filter_on_read(state.config_options().execution.parquet.bloom_filter_on_read)
             .with_parquet_file_reader_factory(Arc::new(footers));
         // Late materialization: the scan applies filters row by row as it decodes (the columns a
         // filter reads first, the rest only for rows that pass), and takes the running threshold
