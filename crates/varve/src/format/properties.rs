@@ -278,12 +278,14 @@ pub(crate) fn validate_alter(key: &str, value: Option<&str>) -> Result<()> {
 
 /// Checks the rules between properties, on a table's properties as `alter` would leave them.
 ///
-/// Errors: [`crate::ErrorKind::InvalidInput`] when `varve.max-snapshots` is below
-/// `varve.min-snapshots`.
+/// Errors: [`crate::ErrorKind::InvalidInput`] when `varve.max-snapshots` is set below
+/// `varve.min-snapshots` (left at its default, the bound rises to `min-snapshots`).
 pub(crate) fn validate_together(p: &HashMap<String, String>) -> Result<()> {
     let count = |k: &str| p.get(k).and_then(|v| v.trim().replace('_', "").parse::<usize>().ok());
     let min = count(PROP_MIN_SNAPSHOTS).unwrap_or(DEFAULT_MIN_SNAPSHOTS);
-    let max = count(PROP_MAX_SNAPSHOTS).unwrap_or(DEFAULT_MAX_SNAPSHOTS);
+    let Some(max) = count(PROP_MAX_SNAPSHOTS) else {
+        return Ok(());
+    };
     if max < min {
         return Err(Error::invalid(format!(
             "{PROP_MAX_SNAPSHOTS}={max} is below {PROP_MIN_SNAPSHOTS}={min}: a table cannot keep fewer \
@@ -498,5 +500,15 @@ mod tests {
         assert!(validate_alter("varve.nonsense", Some("1")).is_err());
         assert!(validate_alter("write.format.default", Some("parquet")).is_ok());
         assert!(validate_alter("varve.target-file-size", Some("10")).is_err());
+        let props = |kv: &[(&str, &str)]| -> HashMap<String, String> {
+            kv.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()
+        };
+        // An unset bound rises to min-snapshots; one set below it is refused.
+        let p = props(&[(PROP_MIN_SNAPSHOTS, "1000")]);
+        assert!(validate_together(&p).is_ok());
+        assert_eq!(max_snapshots(&p), 1000);
+        assert!(validate_together(&props(&[(PROP_MAX_SNAPSHOTS, "3")])).is_err());
+        assert!(validate_together(&props(&[(PROP_MAX_SNAPSHOTS, "3"), (PROP_MIN_SNAPSHOTS, "2")])).is_ok());
+        assert_eq!(max_snapshots(&props(&[])), DEFAULT_MAX_SNAPSHOTS);
     }
 }
