@@ -229,14 +229,15 @@ impl MaintenanceSettings {
 /// (the current snapshot). A value that does not parse counts as the default here, so that a
 /// commit never fails on it; `alter` refuses such values ([`validate_alter`]).
 pub(crate) fn max_snapshots(p: &HashMap<String, String>) -> usize {
-    let count = |k: &str, default: usize| {
-        p.get(k)
-            .and_then(|v| v.trim().replace('_', "").parse::<usize>().ok())
-            .unwrap_or(default)
-    };
-    count(PROP_MAX_SNAPSHOTS, DEFAULT_MAX_SNAPSHOTS)
-        .max(count(PROP_MIN_SNAPSHOTS, DEFAULT_MIN_SNAPSHOTS))
+    count_of(p, PROP_MAX_SNAPSHOTS)
+        .unwrap_or(DEFAULT_MAX_SNAPSHOTS)
+        .max(count_of(p, PROP_MIN_SNAPSHOTS).unwrap_or(DEFAULT_MIN_SNAPSHOTS))
         .max(1)
+}
+
+/// The whole-number property `k` of `p` ([`parse_count`]); `None` when absent or not a number.
+fn count_of(p: &HashMap<String, String>, k: &str) -> Option<usize> {
+    p.get(k).and_then(|v| parse_count(k, v.trim()).ok())
 }
 
 /// Checks a property that `alter` is asked to set: known `varve.*` names with valid values;
@@ -281,9 +282,8 @@ pub(crate) fn validate_alter(key: &str, value: Option<&str>) -> Result<()> {
 /// Errors: [`crate::ErrorKind::InvalidInput`] when `varve.max-snapshots` is set below
 /// `varve.min-snapshots` (left at its default, the bound rises to `min-snapshots`).
 pub(crate) fn validate_together(p: &HashMap<String, String>) -> Result<()> {
-    let count = |k: &str| p.get(k).and_then(|v| v.trim().replace('_', "").parse::<usize>().ok());
-    let min = count(PROP_MIN_SNAPSHOTS).unwrap_or(DEFAULT_MIN_SNAPSHOTS);
-    let Some(max) = count(PROP_MAX_SNAPSHOTS) else {
+    let min = count_of(p, PROP_MIN_SNAPSHOTS).unwrap_or(DEFAULT_MIN_SNAPSHOTS);
+    let Some(max) = count_of(p, PROP_MAX_SNAPSHOTS) else {
         return Ok(());
     };
     if max < min {

@@ -21,7 +21,8 @@ use crate::error::Result;
 use crate::storage::Storage;
 
 /// Snapshots of `t` to expire at `now_ms`: those older than `retention` beyond the newest
-/// `min_snapshots`, and those beyond the newest `max_snapshots` whatever their age
+/// `min_snapshots`, and those beyond the newest `max_snapshots` whatever their age (at least
+/// `min_snapshots`, as `properties::max_snapshots` gives it)
 /// (`commit::beyond_newest`, the rule commits apply too); never the current one.
 pub(crate) fn to_expire(
     t: &LoadedTable,
@@ -41,7 +42,7 @@ pub(crate) fn to_expire(
         .filter(|(ts, id)| *ts < cutoff && Some(*id) != current)
         .map(|(_, id)| id)
         .collect();
-    for id in crate::commit::beyond_newest(md, &t.refs, max_snapshots.max(min_snapshots)) {
+    for id in crate::commit::beyond_newest(md, &t.refs, max_snapshots) {
         if !ids.contains(&id) {
             ids.push(id);
         }
