@@ -49,7 +49,8 @@ struct Cli {
     /// A storage option as key=value (S3: endpoint, region, access_key_id, secret_access_key,
     /// allow_http; Varve: version-check-interval, cache=memory|disk|off, cache-memory-bytes,
     /// cache-dir, cache-disk-bytes, cache-block-bytes, cache-request-bytes, cache-coalesce-bytes,
-    /// filter-pushdown=auto|on|off, read-ahead-bytes; see docs/operations.md). Repeatable. AWS_*
+    /// cache-decoded-bytes, filter-pushdown=auto|on|off, read-ahead-bytes; see
+    /// docs/operations.md). Repeatable. AWS_*
     /// environment variables are read too.
     #[arg(long = "storage-option", short = 'o', global = true, value_name = "KEY=VALUE")]
     storage_options: Vec<String>,

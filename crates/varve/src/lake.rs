@@ -218,7 +218,7 @@ impl Lake {
     }
 
     fn with_storage(storage: Storage) -> Result<Lake> {
-        let cache = Arc::new(MetadataCache::default());
+        let cache = Arc::new(MetadataCache::default().with_decoded_bytes(storage.options.decoded_bytes()));
         let query = Arc::new(QueryContext::new(&storage, &cache)?);
         Ok(Lake { storage, cache, query })
     }

@@ -400,6 +400,7 @@ class Lake:
             (``memory``, ``disk`` or ``off``), ``cache-memory-bytes`` (``256MiB``), ``cache-dir``,
             ``cache-disk-bytes`` (``10GiB``), ``cache-block-bytes`` (``1MiB``),
             ``cache-request-bytes`` (``1MiB``), ``cache-coalesce-bytes`` (``0``),
+            ``cache-decoded-bytes`` (``64MiB``: small data files' rows kept decoded),
             ``filter-pushdown`` (``auto``, ``on`` or ``off``), ``read-ahead-bytes`` (``auto``: 16 MiB on S3);
             see docs/operations.md.
         create: make the directory of a local lake that does not exist yet (as ``varve import``

@@ -16,6 +16,9 @@
 //! Also the rows of last-value indexes by location (`index::last_value`; written once under fresh
 //! names, like manifests).
 //!
+//! And the rows of small data files, decoded in the table's schema, for scans that read many of
+//! them (`query::small_files`; bounded by the lake option `cache-decoded-bytes`).
+//!
 //! Beside them, the decoded Parquet footers (with page indexes) of data files, by path, in
 //! DataFusion's own cache, which every query session of the lake shares: data files are immutable
 //! too (written once under fresh names), so a warm query opens a file without reading its footer.
@@ -66,6 +69,9 @@ pub(crate) struct MetadataCache {
     pub(crate) footers: Arc<dyn FileMetadataCache>,
     /// The newest version of each table (by `namespace.table`) this process saw, and when.
     versions: Cache<String, (u64, uuid::Uuid, Instant)>,
+    /// Rows of small data files by path (`query::small_files`); `None` when the lake option
+    /// `cache-decoded-bytes` is 0 or the block cache is off.
+    decoded: Option<Cache<String, (crate::query::small_files::DecodedFile, u32)>>,
 }
 
 impl Default for MetadataCache {
@@ -84,6 +90,41 @@ impl Default for MetadataCache {
             snapshot_json: SnapshotJsonCache::new(SNAPSHOT_JSON_BYTES),
             footers: Arc::new(DefaultFilesMetadataCache::new(FOOTER_BYTES)),
             versions: Cache::new(100_000),
+            decoded: None,
+        }
+    }
+}
+
+impl MetadataCache {
+    /// The cache with room for `bytes` of small data files' decoded rows (Arrow's measure of
+    /// their size; 0: none kept).
+    pub(crate) fn with_decoded_bytes(mut self, bytes: u64) -> Self {
+        self.decoded = (bytes > 0).then(|| {
+            Cache::builder()
+                .max_capacity(bytes)
+                .weigher(|k: &String, v: &(crate::query::small_files::DecodedFile, u32)| {
+                    v.1.saturating_add(k.len() as u32)
+                })
+                .build()
+        });
+        self
+    }
+
+    /// Whether small data files' rows are kept decoded at all.
+    pub(crate) fn keeps_decoded(&self) -> bool {
+        self.decoded.is_some()
+    }
+
+    /// The decoded rows of the data file at `path`, if held.
+    pub(crate) fn decoded(&self, path: &str) -> Option<crate::query::small_files::DecodedFile> {
+        self.decoded.as_ref()?.get(path).map(|v| v.0)
+    }
+
+    /// Keeps the decoded rows of the data file at `path`.
+    pub(crate) fn put_decoded(&self, path: &str, file: crate::query::small_files::DecodedFile) {
+        if let Some(cache) = &self.decoded {
+            let bytes = file.rows.get_array_memory_size();
+            cache.insert(path.to_string(), (file, weight(bytes)));
         }
     }
 }

@@ -7,10 +7,10 @@
 //! Where the scan's partitions take files from one shared queue (DataFusion's work stealing, on by
 //! default), the rule orders that queue as a whole, across the groups.
 //!
-//! DataFusion's own sort pushdown orders files the same way but stops at a `FilterExec`
-//! (`WHERE host = 'h1' ORDER BY ts DESC LIMIT 3`); this rule passes filters, projections that
-//! keep the column, and the repartitioning nodes between. Files without bounds for
-//! the column come first (they may hold anything). A scan that declares an output ordering is
+//! DataFusion's own sort pushdown orders files the same way but stops at a `FilterExec` (`WHERE
+//! host = 'h1' ORDER BY ts DESC LIMIT 3`); this rule passes filters, projections that keep the
+//! column, the repartitioning nodes between, and unions (each input in turn). Files without bounds
+//! for the column come first (they may hold anything). A scan that declares an output ordering is
 //! left alone (its file order is part of that ordering). The order of rows within a file, and the
 //! result, do not change: the sort stays.
 
@@ -31,6 +31,7 @@ use datafusion::physical_plan::filter::FilterExec;
 use datafusion::physical_plan::projection::ProjectionExec;
 use datafusion::physical_plan::repartition::RepartitionExec;
 use datafusion::physical_plan::sorts::sort::SortExec;
+use datafusion::physical_plan::union::UnionExec;
 use datafusion::physical_plan::ExecutionPlan;
 
 /// The rule (module docs).
@@ -124,6 +125,25 @@ fn reorder(
             .with_file_groups(groups)
             .build();
         return Ok(Some(DataSourceExec::from_data_source(config)));
+    }
+    // A union (a scan's small files read from memory beside its Parquet scan,
+    // `query::small_files`): each input that reaches a file scan is ordered.
+    if plan.is::<UnionExec>() {
+        let mut changed = false;
+        let mut children = Vec::new();
+        for child in plan.children() {
+            match reorder(child.clone(), column, descending, stealing)? {
+                Some(c) => {
+                    changed = true;
+                    children.push(c);
+                }
+                None => children.push(child.clone()),
+            }
+        }
+        return match changed {
+            true => Ok(Some(plan.clone().with_new_children(children)?)),
+            false => Ok(None),
+        };
     }
     let mut column = column.to_string();
     if let Some(projection) = plan.downcast_ref::<ProjectionExec>() {

@@ -29,6 +29,7 @@ pub(crate) mod read_ahead;
 pub(crate) mod references;
 pub(crate) mod session;
 pub(crate) mod sink;
+pub(crate) mod small_files;
 pub(crate) mod store;
 pub(crate) mod text;
 pub(crate) mod time_travel;

@@ -51,6 +51,8 @@ pub(crate) struct ScanNote {
     pub(crate) snapshot_id: Option<i64>,
     pub(crate) files_total: usize,
     pub(crate) files_read: usize,
+    /// Of the files read, the small ones read from their decoded rows (`query::small_files`).
+    pub(crate) files_decoded: usize,
     /// The scan read the snapshot's last-value index instead of its data files.
     pub(crate) last_values: bool,
     /// Under a top-k by time, the scan read only the series the last-value index named (k).
@@ -209,13 +211,17 @@ impl VarveTable {
         let footers_store = state.runtime_env().object_store(&store_url)?;
         let footers_cache = state.runtime_env().cache_manager.get_file_metadata_cache();
         let read_ahead = self.env.storage.options.read_ahead_bytes(self.env.storage.kind);
-        let footers = CachedFooters::new(footers_store.clone(), footers_cache.clone(), read_ahead);
+        let footers = Arc::new(CachedFooters::new(
+            footers_store.clone(),
+            footers_cache.clone(),
+            read_ahead,
+        ));
         // Bloom filters are read as the session says (`SET
         // datafusion.execution.parquet.bloom_filter_on_read`, on by default).
         let mut source = ParquetSource::new(self.schema.clone())
             .with_enable_page_index(true)
             .with_bloom_filter_on_read(state.config_options().execution.parquet.bloom_filter_on_read)
-            .with_parquet_file_reader_factory(Arc::new(footers));
+            .with_parquet_file_reader_factory(footers.clone());
         // Late materialization: the scan applies filters row by row as it decodes (the columns a
         // filter reads first, the rest only for rows that pass), and takes the running threshold
         // of a top-k above it (DataFusion's dynamic filter), which rules out files by their
@@ -275,6 +281,7 @@ impl VarveTable {
                     snapshot_id: self.snapshot_id,
                     files_total: live.as_ref().map_or(0, |l| l.len()),
                     files_read: 0,
+                    files_decoded: 0,
                     last_values: false,
                     newest_k: self.newest_k.as_ref().map(|n| n.k),
                     newest_k_from_index: true,
@@ -402,12 +409,36 @@ impl VarveTable {
                 }
             }
         }
+        // Small files from their decoded rows, when a partition would open several files
+        // (`query::small_files`).
+        let partitions = state.config().target_partitions().max(1);
+        let mut decoded: Vec<arrow::array::RecordBatch> = Vec::new();
+        let mut files_decoded = 0;
+        if self.last_values.is_none() && self.env.cache.keeps_decoded() && kept.len() > partitions {
+            let (small, rest): (Vec<_>, Vec<_>) = kept
+                .into_iter()
+                .partition(|(f, rows)| crate::query::small_files::is_small(*rows, f.object_meta.size));
+            kept = rest;
+            files_decoded = small.len();
+            let small: Vec<PartitionedFile> = small.into_iter().map(|(f, _)| f).collect();
+            decoded = crate::query::small_files::rows_of(
+                state,
+                &self.env.cache,
+                footers.clone(),
+                &store_url,
+                &self.schema,
+                &small,
+                predicate.as_ref(),
+            )
+            .await?;
+        }
         if let Ok(mut notes) = self.env.scans.lock() {
             notes.push(ScanNote {
                 table: self.table.ident.to_string(),
                 snapshot_id: self.snapshot_id,
                 files_total,
-                files_read: kept.len(),
+                files_read: kept.len() + files_decoded,
+                files_decoded,
                 last_values: self.last_values.is_some(),
                 newest_k,
                 newest_k_from_index: false,
@@ -416,7 +447,19 @@ impl VarveTable {
                 newest_buckets,
             });
         }
+        // (Small files none of whose rows pass the filters add nothing.)
+        let decoded = match decoded.is_empty() {
+            true => None,
+            false => Some(datafusion::datasource::memory::MemorySourceConfig::try_new_exec(
+                &crate::query::small_files::deal(decoded, partitions),
+                self.schema.clone(),
+                projection.cloned(),
+            )? as Arc<dyn ExecutionPlan>),
+        };
         if kept.is_empty() {
+            if let Some(decoded) = decoded {
+                return Ok(decoded);
+            }
             // No file to read (an empty table, or every file pruned): an empty plan with one
             // partition, which every operator above accepts (a scan of zero files has none, and
             // sorts and per-series aggregates refused it).
@@ -442,7 +485,6 @@ impl VarveTable {
         }
         // Large files in ranges that idle partitions take over (not under a limit, which reads
         // few rows, nor where the statement keeps files whole: see `context::Planner`).
-        let partitions = state.config().target_partitions().max(1);
         let files = kept.into_iter().map(|(f, _)| f).collect::<Vec<_>>();
         let units = if limit.is_none() && state.config_options().optimizer.repartition_file_scans {
             let object_store = matches!(self.env.storage.kind, crate::StorageKind::S3);
@@ -475,7 +517,11 @@ impl VarveTable {
             .with_limit(limit)
             .with_statistics(statistics)
             .build();
-        Ok(DataSourceExec::from_data_source(config))
+        let files: Arc<dyn ExecutionPlan> = DataSourceExec::from_data_source(config);
+        match decoded {
+            Some(decoded) => UnionExec::try_new(vec![decoded, files]),
+            None => Ok(files),
+        }
     }
 
     /// The scan of a [`VarveTable::newest_filtered`] table: the index rows `split` keeps, and the

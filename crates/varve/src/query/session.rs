@@ -778,8 +778,12 @@ impl Prepared {
                             ),
                             None => String::new(),
                         };
+                        let decoded = match n.files_decoded {
+                            0 => String::new(),
+                            d => format!("; {d} small files of them read from their decoded rows in memory"),
+                        };
                         format!(
-                            "{}{snapshot}: {} of {} data files read, {} pruned by partition and column bounds{newest}{constant}",
+                            "{}{snapshot}: {} of {} data files read, {} pruned by partition and column bounds{newest}{constant}{decoded}",
                             n.table,
                             n.files_read,
                             n.files_total,

@@ -13,6 +13,7 @@
 //! | `cache-block-bytes` | `1MiB` | bytes of a cached block (the unit the cache fetches and keeps): a power of two from 4KiB to 16MiB; smaller blocks fetch fewer bytes for scattered page reads, larger ones keep fewer entries |
 //! | `cache-coalesce-bytes` | `0` | missing blocks at most this many bytes apart are fetched in one GET, with the bytes between (fewer requests for more bytes); a GET stays within `cache-request-bytes`, and less than a block means none |
 //! | `cache-request-bytes` | `1MiB` (at least a block) | largest GET the cache makes (whole blocks); longer misses are split into GETs made in parallel |
+//! | `cache-decoded-bytes` | `64MiB` | bytes of small data files' rows kept decoded in memory (`query::small_files`): a scan that reads more files than it has partitions reads files of at most 16,384 rows and 2 MiB from them instead of opening each (files of micro-commits, before compaction merges them); `0` turns it off, and so does `cache=off` |
 //! | `read-ahead-bytes` | `auto` | bytes of a data file's next row groups a scan fetches while it decodes the current one (`query::read_ahead`): `auto` (16 MiB on S3, none on local directories and memory), `0` (off) or a size |
 
 use std::collections::HashMap;
@@ -32,6 +33,8 @@ pub(crate) const DEFAULT_CACHE_DISK_BYTES: u64 = 10 << 30;
 pub(crate) const DEFAULT_CACHE_REQUEST_BYTES: u64 = 1 << 20;
 /// Default bytes of a block of the cache (the last block of an object is shorter).
 pub(crate) const DEFAULT_CACHE_BLOCK_BYTES: u64 = 1 << 20;
+/// Default bytes of small data files' decoded rows kept.
+pub(crate) const DEFAULT_CACHE_DECODED_BYTES: u64 = 64 << 20;
 /// Default read-ahead of a scan's reader on object storage.
 pub(crate) const DEFAULT_READ_AHEAD_BYTES: u64 = 16 << 20;
 
@@ -57,6 +60,7 @@ pub(crate) struct LakeOptions {
     pub(crate) cache_request_bytes: u64,
     pub(crate) cache_block_bytes: u64,
     pub(crate) cache_coalesce_bytes: u64,
+    pub(crate) cache_decoded_bytes: u64,
     /// `None`: auto.
     pub(crate) filter_pushdown: Option<bool>,
     /// `None`: auto.
@@ -84,6 +88,17 @@ impl LakeOptions {
     }
 }
 
+impl LakeOptions {
+    /// Bytes of small data files' decoded rows the lake keeps (`cache-decoded-bytes`; 0 with
+    /// `cache=off`, which asks for no caching at all).
+    pub(crate) fn decoded_bytes(&self) -> u64 {
+        match self.cache {
+            CacheMode::Off => 0,
+            _ => self.cache_decoded_bytes,
+        }
+    }
+}
+
 impl Default for LakeOptions {
     fn default() -> Self {
         LakeOptions {
@@ -95,6 +110,7 @@ impl Default for LakeOptions {
             cache_request_bytes: DEFAULT_CACHE_REQUEST_BYTES,
             cache_block_bytes: DEFAULT_CACHE_BLOCK_BYTES,
             cache_coalesce_bytes: 0,
+            cache_decoded_bytes: DEFAULT_CACHE_DECODED_BYTES,
             filter_pushdown: None,
             read_ahead_bytes: None,
         }
@@ -149,6 +165,7 @@ impl LakeOptions {
                     out.cache_request_bytes = n;
                 }
                 "cache-coalesce-bytes" => out.cache_coalesce_bytes = bytes()?,
+                "cache-decoded-bytes" => out.cache_decoded_bytes = bytes()?,
                 "cache-block-bytes" => {
                     let n = bytes()?;
                     if !n.is_power_of_two() || !((4 << 10)..=(16 << 20)).contains(&n) {

@@ -20,6 +20,7 @@ mod read_ahead;
 mod rollup;
 mod schema_evolution;
 mod slt;
+mod small_files;
 mod sql_functions;
 mod sql_reference;
 mod time_bucket;
