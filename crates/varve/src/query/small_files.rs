@@ -76,7 +76,7 @@ pub(crate) async fn rows_of(
                     return Ok(held.rows);
                 }
             }
-            let rows = read_whole(state, reader, store_url, schema, file.clone()).await?;
+            let rows = read_whole(state, reader, store_url, schema, file).await?;
             cache.put_decoded(
                 &key,
                 DecodedFile {
@@ -114,14 +114,17 @@ pub(crate) fn deal(batches: Vec<RecordBatch>, partitions: usize) -> Vec<Vec<Reco
     out
 }
 
-/// Every row of `file` in `schema`, by a one-file Parquet scan with the field-id mapping.
+/// Every row of `file` in `schema`, by a one-file Parquet scan with the field-id mapping. The
+/// file is read whole whatever the scan that asked planned for it (an access plan that skips row
+/// groups or pages, a byte range): the rows are kept for other queries.
 async fn read_whole(
     state: &dyn Session,
     reader: Arc<dyn ParquetFileReaderFactory>,
     store_url: &ObjectStoreUrl,
     schema: &SchemaRef,
-    file: PartitionedFile,
+    file: &PartitionedFile,
 ) -> datafusion::common::Result<RecordBatch> {
+    let file = PartitionedFile::new(file.object_meta.location.to_string(), file.object_meta.size);
     let source = ParquetSource::new(schema.clone()).with_parquet_file_reader_factory(reader);
     let config = FileScanConfigBuilder::new(store_url.clone(), Arc::new(source))
         .with_expr_adapter(Some(Arc::new(crate::format::field_ids::FieldIdAdapterFactory)))
