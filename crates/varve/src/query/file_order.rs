@@ -99,12 +99,22 @@ fn reorder(
             files.sort_by(|a, b| compare(bound(a, index, descending), bound(b, index, descending), descending))
         };
         let shared_queue = stealing && !config.preserve_order && !config.partitioned_by_file_group;
+        // Files whose ranges of the column do not overlap (appends in time order, compaction's
+        // tiers) are read one after the other by one partition: DataFusion opens a partition's
+        // next file only when the current one is read, so the top-k's threshold from the first
+        // files rules out the rest by their bounds before they are opened. Read by partitions in
+        // parallel, the first files of every partition are opened at once.
+        let mut all: Vec<PartitionedFile> = config.file_groups.iter().flat_map(|g| g.files().to_vec()).collect();
+        order(&mut all);
+        if !config.preserve_order && !config.partitioned_by_file_group && disjoint(&all, index, descending) {
+            let config = FileScanConfigBuilder::from(config.clone())
+                .with_file_groups(vec![FileGroup::new(all)])
+                .build();
+            return Ok(Some(DataSourceExec::from_data_source(config)));
+        }
         let groups: Vec<FileGroup> = match shared_queue {
             true => {
-                let mut files: Vec<PartitionedFile> =
-                    config.file_groups.iter().flat_map(|g| g.files().to_vec()).collect();
-                order(&mut files);
-                let mut files = files.into_iter();
+                let mut files = all.into_iter();
                 config
                     .file_groups
                     .iter()
@@ -167,6 +177,29 @@ fn reorder(
         Some(child) => Ok(Some(plan.clone().with_new_children(vec![child])?)),
         None => Ok(None),
     }
+}
+
+/// Whether `files`, in the order of a sort on column `index` (descending or not), have bounds of
+/// the column that do not overlap: each file's range ends where the next one's starts, or before.
+/// Two or more files, every one with both bounds.
+fn disjoint(files: &[PartitionedFile], index: usize, descending: bool) -> bool {
+    let ranges: Option<Vec<(ScalarValue, ScalarValue)>> = files
+        .iter()
+        .map(|f| Some((bound(f, index, false)?, bound(f, index, true)?)))
+        .collect();
+    let Some(ranges) = ranges else {
+        return false;
+    };
+    ranges.len() > 1
+        && ranges.windows(2).all(|w| {
+            let ((lo_a, hi_a), (lo_b, hi_b)) = (&w[0], &w[1]);
+            let ordered = match descending {
+                // The next file's newest is at most this one's oldest.
+                true => hi_b.partial_cmp(lo_a),
+                false => hi_a.partial_cmp(lo_b),
+            };
+            matches!(ordered, Some(Ordering::Less | Ordering::Equal))
+        })
 }
 
 /// A file's bound of column `index` that a sort in this direction reads first: the upper bound
