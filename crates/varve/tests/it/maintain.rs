@@ -421,6 +421,26 @@ async fn retention_hides_then_drops_old_files() {
     assert_eq!(scalar(&lake, "SELECT count(*) FROM r").await, "4");
 }
 
+#[tokio::test(flavor = "multi_thread")]
+async fn retention_within_a_file_is_not_counted_from_statistics() {
+    let backend = Backend::local();
+    let lake = backend.open();
+    create(&lake, "rf", &[]).await;
+    // One file with a row past the retention and one within it (one day's partition, except in
+    // the first hour of a UTC day, when the old row's file is pruned whole instead).
+    let now = chrono::Utc::now().timestamp_micros();
+    let rows = [(now - 61 * 60_000_000, "a", 1.0), (now - 60_000_000, "a", 2.0)];
+    lake.append("rf", vec![batch(&rows)], AppendOptions::default())
+        .await
+        .unwrap();
+    lake.set_properties("rf", &HashMap::from([("varve.retention".into(), "1h".into())]), &[])
+        .await
+        .unwrap();
+    // A count over the whole table is not taken from the file's row count.
+    assert_eq!(scalar(&lake, "SELECT count(*) FROM rf").await, "1");
+    assert_eq!(scalar(&lake, "SELECT sum(v) FROM rf").await, "2.0");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn batch_ids_stay_idempotent_after_expiry() {
     let backend = Backend::local();
