@@ -110,11 +110,6 @@ impl MetadataCache {
         self
     }
 
-    /// Whether small data files' rows are kept decoded at all.
-    pub(crate) fn keeps_decoded(&self) -> bool {
-        self.decoded.is_some()
-    }
-
     /// The decoded rows of the data file at `path`, if held.
     pub(crate) fn decoded(&self, path: &str) -> Option<crate::query::small_files::DecodedFile> {
         self.decoded.as_ref()?.get(path).map(|v| v.0)

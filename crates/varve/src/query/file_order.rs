@@ -9,7 +9,7 @@
 //!
 //! DataFusion's own sort pushdown orders files the same way but stops at a `FilterExec` (`WHERE
 //! host = 'h1' ORDER BY ts DESC LIMIT 3`); this rule passes filters, projections that keep the
-//! column, the repartitioning nodes between, and unions (each input in turn). Files without bounds
+//! column, the repartitioning nodes between, and unions (each input in turn, by the column's place). Files without bounds
 //! for the column come first (they may hold anything). A scan that declares an output ordering is
 //! left alone (its file order is part of that ordering). The order of rows within a file, and the
 //! result, do not change: the sort stays.
@@ -139,10 +139,16 @@ fn reorder(
     // A union (a scan's small files read from memory beside its Parquet scan,
     // `query::small_files`): each input that reaches a file scan is ordered.
     if plan.is::<UnionExec>() {
+        // An input's column is the one at the same place (a union names its columns after its
+        // first input's).
+        let Ok(at) = plan.schema().index_of(column) else {
+            return Ok(None);
+        };
         let mut changed = false;
         let mut children = Vec::new();
         for child in plan.children() {
-            match reorder(child.clone(), column, descending, stealing)? {
+            let name = child.schema().field(at).name().clone();
+            match reorder(child.clone(), &name, descending, stealing)? {
                 Some(c) => {
                     changed = true;
                     children.push(c);

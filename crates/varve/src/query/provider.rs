@@ -414,13 +414,11 @@ impl VarveTable {
         let partitions = state.config().target_partitions().max(1);
         let mut decoded: Vec<arrow::array::RecordBatch> = Vec::new();
         let mut files_decoded = 0;
-        if self.last_values.is_none() && self.env.cache.keeps_decoded() && kept.len() > partitions {
-            let (small, rest): (Vec<_>, Vec<_>) = kept
-                .into_iter()
-                .partition(|(f, rows)| crate::query::small_files::is_small(*rows, f.object_meta.size));
+        let budget = self.env.storage.options.decoded_bytes();
+        if self.last_values.is_none() && budget > 0 && limit.is_none() && kept.len() > partitions {
+            let (small, rest) = crate::query::small_files::pick(kept, |rows| *rows, budget);
             kept = rest;
             files_decoded = small.len();
-            let small: Vec<PartitionedFile> = small.into_iter().map(|(f, _)| f).collect();
             decoded = crate::query::small_files::rows_of(
                 state,
                 &self.env.cache,

@@ -6,14 +6,15 @@
 //! millisecond on this machine), which for a few hundred rows is most of what the file costs.
 //!
 //! Here a scan that reads more files than it has partitions (so that at least one partition opens
-//! several) reads the files of at most [`MAX_ROWS`] rows and [`MAX_BYTES`] bytes among them from
-//! their decoded rows, which the lake keeps (`catalog::cache`, bounded by the lake option
-//! `cache-decoded-bytes`, least recently used out): the scan's filters are applied to those rows
-//! at planning (exactly, so a filter that only prunes elsewhere is still correct here: every filter
-//! a scan gets holds on every row the query needs), and what passes joins the Parquet scan of the
-//! other files under a union. A file not yet held is read whole once (all its columns, through the
-//! same Parquet reader and Iceberg field-id mapping as any scan, `format::field_ids`), in parallel
-//! with the others.
+//! several), and is not a plain `LIMIT` (which reads a few rows of one file), reads the files of at
+//! most [`MAX_ROWS`] rows and [`MAX_BYTES`] bytes among them from their decoded rows, which the
+//! lake keeps (`catalog::cache`, bounded by the lake option `cache-decoded-bytes`; moka's TinyLFU
+//! decides what stays), up to a quarter of that bound per scan ([`pick`]). The scan's filters are
+//! applied to those rows at planning (exactly, so a filter that only prunes elsewhere is still
+//! correct here: every filter a scan gets holds on every row the query needs), and what passes
+//! joins the Parquet scan of the other files under a union. A file whose rows are not held is read
+//! whole (all its columns, through the same Parquet reader and Iceberg field-id mapping as any
+//! scan, `format::field_ids`), a few at a time; planning, and so a plain `EXPLAIN`, reads them.
 //!
 //! Data files are immutable (written once under fresh names; a delete or a compaction writes new
 //! ones), so held rows never go stale; they are held in the table schema they were read in, and
@@ -44,6 +45,8 @@ pub(crate) const MAX_BYTES: u64 = 2 << 20;
 pub(crate) struct DecodedFile {
     /// The table schema the rows were read in (every column nullable, as query scans see it).
     pub(crate) schema: SchemaRef,
+    /// The file's size (bytes), as the manifest gives it.
+    pub(crate) bytes: u64,
     /// All of the file's rows, in the file's order.
     pub(crate) rows: RecordBatch,
 }
@@ -53,11 +56,43 @@ pub(crate) fn is_small(rows: u64, bytes: u64) -> bool {
     rows <= MAX_ROWS && bytes <= MAX_BYTES
 }
 
+/// Files read at once when their rows are not held.
+const READ_AT_ONCE: usize = 8;
+
+/// Of `files` (each with its rows, in the scan's order), those read from decoded rows: the small
+/// ones, while their bytes as stored add up to at most a quarter of `budget` (the bytes of decoded
+/// rows the lake keeps; Arrow's rows take a few times the bytes of compressed Parquet), so that a
+/// scan's small files fit in the cache together and a long tail of them does not decode more than
+/// it holds. Returns (small, rest), each in the order given.
+pub(crate) fn pick<T>(
+    files: Vec<(PartitionedFile, T)>,
+    rows: impl Fn(&T) -> u64,
+    budget: u64,
+) -> (Vec<PartitionedFile>, Vec<(PartitionedFile, T)>) {
+    let mut room = budget / 4;
+    let mut small = Vec::new();
+    let mut rest = Vec::new();
+    for (file, with) in files {
+        let bytes = file.object_meta.size;
+        if is_small(rows(&with), bytes) && bytes <= room {
+            room -= bytes;
+            small.push(file);
+        } else {
+            rest.push((file, with));
+        }
+    }
+    (small, rest)
+}
+
 /// The rows of `files` in `schema` that pass `predicate` (all of them without one), each file's
 /// in one batch (files without a passing row left out). Rows come from `cache`, or are read with
-/// `reader` from the store registered under `store_url` and kept there.
+/// `reader` from the store registered under `store_url` (up to [`READ_AT_ONCE`] files at a time)
+/// and kept there. The conjuncts of `predicate` are applied one after the other, each to the rows
+/// the ones before it kept (as a scan that applies filters row by row does), so that a filter is
+/// never evaluated on a row an earlier one ruled out.
 ///
-/// Errors: those of the Parquet scan that reads a file (not found, corruption, storage).
+/// Errors: those of the Parquet scan that reads a file (not found, corruption, storage), and of
+/// evaluating the predicate.
 pub(crate) async fn rows_of(
     state: &dyn Session,
     cache: &MetadataCache,
@@ -67,40 +102,47 @@ pub(crate) async fn rows_of(
     files: &[PartitionedFile],
     predicate: Option<&Arc<dyn PhysicalExpr>>,
 ) -> datafusion::common::Result<Vec<RecordBatch>> {
-    let read = files.iter().map(|file| {
+    use futures::{StreamExt, TryStreamExt};
+    let filters: Vec<&Arc<dyn PhysicalExpr>> = predicate
+        .map(datafusion::physical_expr::split_conjunction)
+        .unwrap_or_default();
+    type Read<'a> = futures::future::BoxFuture<'a, datafusion::common::Result<RecordBatch>>;
+    let mut read: Vec<Read<'_>> = Vec::with_capacity(files.len());
+    for file in files {
         let reader = reader.clone();
-        async move {
+        let filters = &filters;
+        read.push(Box::pin(async move {
             let key = file.object_meta.location.to_string();
-            if let Some(held) = cache.decoded(&key) {
-                if held.schema == *schema {
-                    return Ok(held.rows);
+            let held = cache
+                .decoded(&key)
+                .filter(|h| h.schema == *schema && h.bytes == file.object_meta.size);
+            let mut rows = match held {
+                Some(held) => held.rows,
+                None => {
+                    let rows = read_whole(state, reader, store_url, schema, file).await?;
+                    cache.put_decoded(
+                        &key,
+                        DecodedFile {
+                            schema: schema.clone(),
+                            bytes: file.object_meta.size,
+                            rows: rows.clone(),
+                        },
+                    );
+                    rows
                 }
+            };
+            for f in filters.iter() {
+                if rows.num_rows() == 0 {
+                    break;
+                }
+                let keep = f.evaluate(&rows)?.into_array(rows.num_rows())?;
+                rows = arrow::compute::filter_record_batch(&rows, keep.as_boolean())?;
             }
-            let rows = read_whole(state, reader, store_url, schema, file).await?;
-            cache.put_decoded(
-                &key,
-                DecodedFile {
-                    schema: schema.clone(),
-                    rows: rows.clone(),
-                },
-            );
             Ok::<_, datafusion::error::DataFusionError>(rows)
-        }
-    });
-    let mut out = Vec::with_capacity(files.len());
-    for rows in futures::future::try_join_all(read).await? {
-        let rows = match predicate {
-            Some(p) => {
-                let keep = p.evaluate(&rows)?.into_array(rows.num_rows())?;
-                arrow::compute::filter_record_batch(&rows, keep.as_boolean())?
-            }
-            None => rows,
-        };
-        if rows.num_rows() > 0 {
-            out.push(rows);
-        }
+        }));
     }
-    Ok(out)
+    let all: Vec<RecordBatch> = futures::stream::iter(read).buffered(READ_AT_ONCE).try_collect().await?;
+    Ok(all.into_iter().filter(|b| b.num_rows() > 0).collect())
 }
 
 /// `batches` dealt round-robin into at most `partitions` non-empty partitions (so that the
@@ -145,6 +187,25 @@ mod tests {
         assert!(is_small(MAX_ROWS, MAX_BYTES));
         assert!(!is_small(MAX_ROWS + 1, 1000));
         assert!(!is_small(10, MAX_BYTES + 1));
+    }
+
+    #[test]
+    fn small_files_are_picked_within_a_quarter_of_the_budget() {
+        let file = |name: &str, bytes: u64| PartitionedFile::new(name, bytes);
+        let files = vec![
+            (file("a", 100), 300u64),
+            (file("b", 100), MAX_ROWS + 1),
+            (file("c", 150), 300),
+            (file("d", 100), 300),
+            (file("e", 50), 300),
+        ];
+        let (small, rest) = pick(files, |rows| *rows, 1_000);
+        let names = |v: Vec<String>| v.join(",");
+        let small: Vec<String> = small.iter().map(|f| f.object_meta.location.to_string()).collect();
+        let rest: Vec<String> = rest.iter().map(|(f, _)| f.object_meta.location.to_string()).collect();
+        // 250 bytes of room: a and c fill it; b is not small; d and e no longer fit.
+        assert_eq!(names(small), "a,c");
+        assert_eq!(names(rest), "b,d,e");
     }
 
     #[test]
