@@ -10,9 +10,11 @@
 //! DataFusion's own sort pushdown orders files the same way but stops at a `FilterExec` (`WHERE
 //! host = 'h1' ORDER BY ts DESC LIMIT 3`); this rule passes filters, projections that keep the
 //! column, the repartitioning nodes between, and unions (each input in turn, by the column's place). Files without bounds
-//! for the column come first (they may hold anything). A scan that declares an output ordering is
-//! left alone (its file order is part of that ordering). The order of rows within a file, and the
-//! result, do not change: the sort stays.
+//! for the column come first (they may hold anything). Files whose ranges of the column do not
+//! overlap go to one partition in that order, so that each is opened only after the one before.
+//! A scan that declares an output ordering (one file per partition) is left alone unless its
+//! files can be read that way: then the ordering is dropped (the sort above sorts anyway). The
+//! order of rows within a file, and the result, do not change: the sort stays.
 
 use std::cmp::Ordering;
 use std::sync::Arc;
@@ -89,9 +91,7 @@ fn reorder(
         let Some(config) = scan.data_source().downcast_ref::<FileScanConfig>() else {
             return Ok(None);
         };
-        if !config.output_ordering.is_empty() {
-            return Ok(None);
-        }
+        let declared = !config.output_ordering.is_empty();
         let Ok(index) = config.file_schema().index_of(column) else {
             return Ok(None);
         };
@@ -103,14 +103,27 @@ fn reorder(
         // tiers) are read one after the other by one partition: DataFusion opens a partition's
         // next file only when the current one is read, so the top-k's threshold from the first
         // files rules out the rest by their bounds before they are opened. Read by partitions in
-        // parallel, the first files of every partition are opened at once.
+        // parallel, the first files of every partition are opened at once. An order the scan
+        // declared (each partition reading one file) is dropped: the files one after the other
+        // are not in it, and the sort above sorts anyway (the nodes between are rebuilt, and
+        // take their properties from the new scan).
         let mut all: Vec<PartitionedFile> = config.file_groups.iter().flat_map(|g| g.files().to_vec()).collect();
         order(&mut all);
-        if !config.preserve_order && !config.partitioned_by_file_group && disjoint(&all, index, descending) {
+        // (A scan that declares an order, or that DataFusion's sort pushdown reads in reverse,
+        // keeps its files' order, `preserve_order`: that matters for a limit the scan applies
+        // itself, and this scan has none, the sort above has it.)
+        let free = !config.preserve_order || config.limit.is_none();
+        if free && !config.partitioned_by_file_group && disjoint(&all, index, descending) {
             let config = FileScanConfigBuilder::from(config.clone())
                 .with_file_groups(vec![FileGroup::new(all)])
+                .with_output_ordering(vec![])
+                .with_preserve_order(false)
                 .build();
             return Ok(Some(DataSourceExec::from_data_source(config)));
+        }
+        // Otherwise a declared order stays, and with it the files' places.
+        if declared {
+            return Ok(None);
         }
         let groups: Vec<FileGroup> = match shared_queue {
             true => {
