@@ -351,16 +351,7 @@ async fn newest_first_scans_skip_older_files(backend: Backend) {
     let mut written: Vec<Row> = Vec::new();
     for day in [5i64, 0, 11, 3, 8, 1, 10, 2, 7, 4, 9, 6] {
         let b = batch(3, 50, T0 + day * 24 * HOUR_US);
-        let ts = b
-            .column(0)
-            .as_any()
-            .downcast_ref::<TimestampMicrosecondArray>()
-            .unwrap();
-        let host = b.column(1).as_any().downcast_ref::<StringArray>().unwrap();
-        let v = b.column(2).as_any().downcast_ref::<Float64Array>().unwrap();
-        for i in 0..b.num_rows() {
-            written.push((ts.value(i), host.value(i).to_string(), v.value(i)));
-        }
+        written.extend(batch_rows(&b));
         lake.append("iot.days", vec![b], AppendOptions::default())
             .await
             .unwrap();
@@ -431,16 +422,7 @@ async fn newest_first_scans_skip_older_files(backend: Backend) {
     let mut two: Vec<Row> = Vec::new();
     for day in [0i64, 1] {
         let b = batch(3, 50, T0 + day * 24 * HOUR_US);
-        let ts = b
-            .column(0)
-            .as_any()
-            .downcast_ref::<TimestampMicrosecondArray>()
-            .unwrap();
-        let host = b.column(1).as_any().downcast_ref::<StringArray>().unwrap();
-        let v = b.column(2).as_any().downcast_ref::<Float64Array>().unwrap();
-        for i in 0..b.num_rows() {
-            two.push((ts.value(i), host.value(i).to_string(), v.value(i)));
-        }
+        two.extend(batch_rows(&b));
         lake.append("iot.two", vec![b], AppendOptions::default()).await.unwrap();
     }
     let plan = lake
@@ -484,6 +466,20 @@ async fn newest_first_scans_skip_older_files(backend: Backend) {
             "{sql}\n{plan}"
         );
     }
+}
+
+/// The rows of a `batch` (`ts`, `host`, `v`) as tuples.
+fn batch_rows(b: &RecordBatch) -> Vec<(i64, String, f64)> {
+    let ts = b
+        .column(0)
+        .as_any()
+        .downcast_ref::<TimestampMicrosecondArray>()
+        .unwrap();
+    let host = b.column(1).as_any().downcast_ref::<StringArray>().unwrap();
+    let v = b.column(2).as_any().downcast_ref::<Float64Array>().unwrap();
+    (0..b.num_rows())
+        .map(|i| (ts.value(i), host.value(i).to_string(), v.value(i)))
+        .collect()
 }
 
 /// Creates `table` (inline maintenance off) with one append per host, `host00`, `host01`, ..., each
