@@ -185,7 +185,12 @@ fn reorder(
             Some(name) => column = name,
             None => return Ok(None),
         }
-    } else if !(plan.is::<FilterExec>() || plan.is::<RepartitionExec>() || plan.is::<CooperativeExec>()) {
+    } else if let Some(repartition) = plan.downcast_ref::<RepartitionExec>() {
+        // A repartition that merges its input's order needs that order kept.
+        if repartition.preserve_order() {
+            return Ok(None);
+        }
+    } else if !(plan.is::<FilterExec>() || plan.is::<CooperativeExec>()) {
         return Ok(None);
     }
     let children = plan.children();
