@@ -416,7 +416,7 @@ impl VarveTable {
         let mut files_decoded = 0;
         let budget = self.env.storage.options.decoded_bytes();
         if self.last_values.is_none() && budget > 0 && limit.is_none() && kept.len() > partitions {
-            let (small, rest) = crate::query::small_files::pick(kept, |rows| *rows, budget);
+            let (small, rest) = crate::query::small_files::pick(kept, budget);
             kept = rest;
             files_decoded = small.len();
             decoded = crate::query::small_files::rows_of(

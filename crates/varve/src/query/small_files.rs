@@ -52,33 +52,32 @@ pub(crate) struct DecodedFile {
 }
 
 /// Whether a data file of `rows` rows and `bytes` bytes is read from memory.
-pub(crate) fn is_small(rows: u64, bytes: u64) -> bool {
+fn is_small(rows: u64, bytes: u64) -> bool {
     rows <= MAX_ROWS && bytes <= MAX_BYTES
 }
 
 /// Files read at once when their rows are not held.
 const READ_AT_ONCE: usize = 8;
 
-/// Of `files` (each with its rows, in the scan's order), those read from decoded rows: the small
-/// ones, while their bytes as stored add up to at most a quarter of `budget` (the bytes of decoded
-/// rows the lake keeps; Arrow's rows take a few times the bytes of compressed Parquet), so that a
-/// scan's small files fit in the cache together and a long tail of them does not decode more than
-/// it holds. Returns (small, rest), each in the order given.
-pub(crate) fn pick<T>(
-    files: Vec<(PartitionedFile, T)>,
-    rows: impl Fn(&T) -> u64,
+/// Of `files` (each with its row count, in the scan's order), those read from decoded rows: the
+/// small ones, while their bytes as stored add up to at most a quarter of `budget` (the bytes of
+/// decoded rows the lake keeps; Arrow's rows take a few times the bytes of compressed Parquet), so
+/// that a scan's small files fit in the cache together and a long tail of them does not decode
+/// more than it holds. Returns (small, rest), each in the order given.
+pub(crate) fn pick(
+    files: Vec<(PartitionedFile, u64)>,
     budget: u64,
-) -> (Vec<PartitionedFile>, Vec<(PartitionedFile, T)>) {
+) -> (Vec<PartitionedFile>, Vec<(PartitionedFile, u64)>) {
     let mut room = budget / 4;
     let mut small = Vec::new();
     let mut rest = Vec::new();
-    for (file, with) in files {
+    for (file, rows) in files {
         let bytes = file.object_meta.size;
-        if is_small(rows(&with), bytes) && bytes <= room {
+        if is_small(rows, bytes) && bytes <= room {
             room -= bytes;
             small.push(file);
         } else {
-            rest.push((file, with));
+            rest.push((file, rows));
         }
     }
     (small, rest)
@@ -199,7 +198,7 @@ mod tests {
             (file("d", 100), 300),
             (file("e", 50), 300),
         ];
-        let (small, rest) = pick(files, |rows| *rows, 1_000);
+        let (small, rest) = pick(files, 1_000);
         let names = |v: Vec<String>| v.join(",");
         let small: Vec<String> = small.iter().map(|f| f.object_meta.location.to_string()).collect();
         let rest: Vec<String> = rest.iter().map(|(f, _)| f.object_meta.location.to_string()).collect();
