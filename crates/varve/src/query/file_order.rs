@@ -9,7 +9,9 @@
 //!
 //! DataFusion's own sort pushdown orders files the same way but stops at a `FilterExec` (`WHERE
 //! host = 'h1' ORDER BY ts DESC LIMIT 3`); this rule passes filters, projections that keep the
-//! column, the repartitioning nodes between, and unions (each input in turn, by the column's place). Files without bounds
+//! column, the repartitioning nodes between, and unions (each input in turn, by the column's
+//! place; a union of a scan's small files read from memory and a scan read by one partition is
+//! then read by one partition, `query::chain`). Files without bounds
 //! for the column come first (they may hold anything). Files whose ranges of the column do not
 //! overlap go to one partition in that order, so that each is opened only after the one before.
 //! A scan that declares an output ordering (one file per partition) is left alone unless its
@@ -23,6 +25,7 @@ use datafusion::common::config::ConfigOptions;
 use datafusion::common::tree_node::{Transformed, TreeNode};
 use datafusion::common::ScalarValue;
 use datafusion::datasource::listing::PartitionedFile;
+use datafusion::datasource::memory::MemorySourceConfig;
 use datafusion::datasource::physical_plan::{FileGroup, FileScanConfig, FileScanConfigBuilder};
 use datafusion::datasource::source::DataSourceExec;
 use datafusion::error::Result;
@@ -34,7 +37,9 @@ use datafusion::physical_plan::projection::ProjectionExec;
 use datafusion::physical_plan::repartition::RepartitionExec;
 use datafusion::physical_plan::sorts::sort::SortExec;
 use datafusion::physical_plan::union::UnionExec;
-use datafusion::physical_plan::ExecutionPlan;
+use datafusion::physical_plan::{ExecutionPlan, ExecutionPlanProperties};
+
+use crate::query::chain::ChainExec;
 
 /// The rule (module docs).
 #[derive(Debug)]
@@ -169,6 +174,11 @@ fn reorder(
                 None => children.push(child.clone()),
             }
         }
+        // Small files' rows beside a scan read by one partition: one partition for the sort
+        // (`query::chain`), as over a table of one file.
+        if one_partition_each(&children) && children.iter().filter(|c| !in_memory(c)).count() <= 1 {
+            return Ok(Some(Arc::new(ChainExec::try_new(children)?)));
+        }
         return match changed {
             true => Ok(Some(plan.clone().with_new_children(children)?)),
             false => Ok(None),
@@ -200,6 +210,24 @@ fn reorder(
     match reorder((*child).clone(), &column, descending, stealing)? {
         Some(child) => Ok(Some(plan.clone().with_new_children(vec![child])?)),
         None => Ok(None),
+    }
+}
+
+/// Whether each of `plans` has one output partition.
+fn one_partition_each(plans: &[Arc<dyn ExecutionPlan>]) -> bool {
+    plans.iter().all(|p| p.output_partitioning().partition_count() == 1)
+}
+
+/// Whether `plan` reads rows held in memory (a memory source, perhaps under filters and
+/// projections), as a scan's small files are (`query::small_files`).
+fn in_memory(plan: &Arc<dyn ExecutionPlan>) -> bool {
+    if let Some(source) = plan.downcast_ref::<DataSourceExec>() {
+        return source.data_source().downcast_ref::<MemorySourceConfig>().is_some();
+    }
+    let passes = plan.is::<FilterExec>() || plan.is::<ProjectionExec>() || plan.is::<CooperativeExec>();
+    match plan.children().as_slice() {
+        [child] if passes => in_memory(child),
+        _ => false,
     }
 }
 

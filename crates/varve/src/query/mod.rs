@@ -7,11 +7,12 @@
 //! it, naming the object in every read error (`store`), the Parquet reader with the lake's footer
 //! cache (`footers`), SQL DDL (`ddl`: CREATE/DROP TABLE and
 //! SCHEMA, ALTER TABLE), the rewrite that answers newest-row queries from the last-value index
-//! (`newest`), the bound that reads only the newest time buckets' rows under `GROUP BY time_bucket(...) ORDER BY ... DESC LIMIT k` (`newest_buckets`), the rule that reads a top-k sort's files in order (`file_order`), the context the lake's sessions share (`context`), readable result column names (`names`), and the session that runs a
+//! (`newest`), the bound that reads only the newest time buckets' rows under `GROUP BY time_bucket(...) ORDER BY ... DESC LIMIT k` (`newest_buckets`), the rule that reads a top-k sort's files in order (`file_order`) and the union it reads in one partition (`chain`), the context the lake's sessions share (`context`), readable result column names (`names`), and the session that runs a
 //! statement (`session`). It must not write metadata except through `commit`.
 
 pub(crate) mod asof;
 pub(crate) mod catalog;
+pub(crate) mod chain;
 pub(crate) mod context;
 pub(crate) mod ddl;
 pub(crate) mod file_order;

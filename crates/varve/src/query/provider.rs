@@ -449,7 +449,7 @@ impl VarveTable {
         let decoded = match decoded.is_empty() {
             true => None,
             false => Some(datafusion::datasource::memory::MemorySourceConfig::try_new_exec(
-                &crate::query::small_files::deal(decoded, partitions),
+                &crate::query::small_files::deal(decoded, partitions, state.config().batch_size()),
                 self.schema.clone(),
                 projection.cloned(),
             )? as Arc<dyn ExecutionPlan>),

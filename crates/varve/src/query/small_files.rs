@@ -145,8 +145,15 @@ pub(crate) async fn rows_of(
 }
 
 /// `batches` dealt round-robin into at most `partitions` non-empty partitions (so that the
-/// operators above work on them in parallel).
-pub(crate) fn deal(batches: Vec<RecordBatch>, partitions: usize) -> Vec<Vec<RecordBatch>> {
+/// operators above work on them in parallel), or into one when they hold at most `batch_rows`
+/// rows together (the rows of one batch: a second partition would cost more than its work;
+/// `query::chain` reads one partition beside a scan read by one).
+pub(crate) fn deal(batches: Vec<RecordBatch>, partitions: usize, batch_rows: usize) -> Vec<Vec<RecordBatch>> {
+    let rows: usize = batches.iter().map(|b| b.num_rows()).sum();
+    let partitions = match rows <= batch_rows {
+        true => 1,
+        false => partitions,
+    };
     let mut out: Vec<Vec<RecordBatch>> = vec![Vec::new(); partitions.clamp(1, batches.len().max(1))];
     let n = out.len();
     for (i, b) in batches.into_iter().enumerate() {
@@ -215,9 +222,11 @@ mod tests {
             false,
         )]));
         let b = RecordBatch::try_new(schema, vec![Arc::new(arrow::array::Int64Array::from(vec![1]))]).unwrap();
-        assert_eq!(deal(vec![b.clone()], 4).len(), 1);
-        let parts = deal(vec![b.clone(), b.clone(), b.clone()], 2);
+        assert_eq!(deal(vec![b.clone()], 4, 0).len(), 1);
+        let parts = deal(vec![b.clone(), b.clone(), b.clone()], 2, 2);
         assert_eq!(parts.iter().map(|p| p.len()).collect::<Vec<_>>(), vec![2, 1]);
-        assert_eq!(deal(vec![], 2).len(), 1);
+        // Rows of one batch together: one partition.
+        assert_eq!(deal(vec![b.clone(), b.clone(), b.clone()], 2, 3).len(), 1);
+        assert_eq!(deal(vec![], 2, 0).len(), 1);
     }
 }

@@ -1,0 +1,170 @@
+//! A union read by one partition: [`ChainExec`] returns its inputs' rows one input after the
+//! other, in one output partition. `query::file_order` puts it in place of the union of a scan's
+//! small files, read from memory (`query::small_files`), and its Parquet scan, under a top-k sort
+//! by time when each input has one partition: the sort then runs in one partition, with no merge
+//! of partitions above it and no tasks handing batches between threads, as it does over a table
+//! of one file. A DataFusion `UnionExec` would give the sort two partitions, each sorted by its
+//! own task and merged after.
+//!
+//! The rows are those of the inputs (a union of all, no order); only the partitions change.
+
+use std::fmt;
+use std::sync::Arc;
+
+use datafusion::common::config::ConfigOptions;
+use datafusion::common::{internal_err, Result, Statistics};
+use datafusion::execution::{SendableRecordBatchStream, TaskContext};
+use datafusion::physical_expr::{EquivalenceProperties, Partitioning, PhysicalExpr};
+use datafusion::physical_plan::execution_plan::{Boundedness, EmissionType};
+use datafusion::physical_plan::filter_pushdown::{FilterDescription, FilterPushdownPhase};
+use datafusion::physical_plan::metrics::{BaselineMetrics, ExecutionPlanMetricsSet, MetricsSet};
+use datafusion::physical_plan::stream::RecordBatchStreamAdapter;
+use datafusion::physical_plan::{DisplayAs, DisplayFormatType, ExecutionPlan, ExecutionPlanProperties, PlanProperties};
+use futures::{StreamExt, TryStreamExt};
+
+/// The rows of every partition of every input, input by input and partition by partition, in
+/// one output partition (module docs). The inputs have one schema.
+#[derive(Debug)]
+pub(crate) struct ChainExec {
+    inputs: Vec<Arc<dyn ExecutionPlan>>,
+    props: Arc<PlanProperties>,
+    metrics: ExecutionPlanMetricsSet,
+}
+
+impl ChainExec {
+    /// The chain of `inputs` (two or more, of one schema: the first input's is the chain's).
+    ///
+    /// Errors: an internal error for fewer than two inputs.
+    pub(crate) fn try_new(inputs: Vec<Arc<dyn ExecutionPlan>>) -> Result<Self> {
+        if inputs.len() < 2 {
+            return internal_err!("ChainExec chains two or more inputs, not {}", inputs.len());
+        }
+        let schema = inputs[0].schema();
+        let bounded = inputs.iter().all(|i| matches!(i.boundedness(), Boundedness::Bounded));
+        let props = PlanProperties::new(
+            EquivalenceProperties::new(schema),
+            Partitioning::UnknownPartitioning(1),
+            EmissionType::Incremental,
+            match bounded {
+                true => Boundedness::Bounded,
+                false => Boundedness::Unbounded {
+                    requires_infinite_memory: false,
+                },
+            },
+        );
+        Ok(Self {
+            inputs,
+            props: Arc::new(props),
+            metrics: ExecutionPlanMetricsSet::new(),
+        })
+    }
+}
+
+impl DisplayAs for ChainExec {
+    fn fmt_as(&self, _: DisplayFormatType, f: &mut fmt::Formatter) -> fmt::Result {
+        write!(f, "ChainExec: {} inputs in one partition", self.inputs.len())
+    }
+}
+
+impl ExecutionPlan for ChainExec {
+    fn name(&self) -> &str {
+        "ChainExec"
+    }
+
+    fn properties(&self) -> &Arc<PlanProperties> {
+        &self.props
+    }
+
+    fn children(&self) -> Vec<&Arc<dyn ExecutionPlan>> {
+        self.inputs.iter().collect()
+    }
+
+    fn maintains_input_order(&self) -> Vec<bool> {
+        vec![false; self.inputs.len()]
+    }
+
+    fn benefits_from_input_partitioning(&self) -> Vec<bool> {
+        vec![false; self.inputs.len()]
+    }
+
+    fn with_new_children(self: Arc<Self>, children: Vec<Arc<dyn ExecutionPlan>>) -> Result<Arc<dyn ExecutionPlan>> {
+        Ok(Arc::new(ChainExec::try_new(children)?))
+    }
+
+    fn execute(&self, partition: usize, ctx: Arc<TaskContext>) -> Result<SendableRecordBatchStream> {
+        if partition != 0 {
+            return internal_err!("ChainExec has one partition, not {partition}");
+        }
+        // Each input partition is started when the one before it has ended.
+        let parts: Vec<(Arc<dyn ExecutionPlan>, usize)> = self
+            .inputs
+            .iter()
+            .flat_map(|i| (0..i.output_partitioning().partition_count()).map(move |p| (i.clone(), p)))
+            .collect();
+        let metrics = BaselineMetrics::new(&self.metrics, partition);
+        let rows = futures::stream::iter(parts)
+            .map(move |(input, p)| input.execute(p, ctx.clone()))
+            .try_flatten()
+            .map(move |batch| {
+                if let Ok(b) = &batch {
+                    metrics.record_output(b.num_rows());
+                }
+                batch
+            });
+        Ok(Box::pin(RecordBatchStreamAdapter::new(self.schema(), rows)))
+    }
+
+    fn metrics(&self) -> Option<MetricsSet> {
+        Some(self.metrics.clone_inner())
+    }
+
+    fn partition_statistics(&self, _partition: Option<usize>) -> Result<Arc<Statistics>> {
+        Ok(Arc::new(Statistics::new_unknown(&self.schema())))
+    }
+
+    fn gather_filters_for_pushdown(
+        &self,
+        _phase: FilterPushdownPhase,
+        parent_filters: Vec<Arc<dyn PhysicalExpr>>,
+        _config: &ConfigOptions,
+    ) -> Result<FilterDescription> {
+        // As a union: each input may take the filters above (a top-k's running threshold).
+        FilterDescription::from_children(parent_filters, &self.children())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use arrow::array::{Int64Array, RecordBatch};
+    use arrow::datatypes::{DataType, Field, Schema};
+    use datafusion::datasource::memory::MemorySourceConfig;
+
+    #[tokio::test]
+    async fn every_row_of_every_input_partition_comes_in_one_partition() {
+        let schema = Arc::new(Schema::new(vec![Field::new("x", DataType::Int64, false)]));
+        let batch = |v: Vec<i64>| RecordBatch::try_new(schema.clone(), vec![Arc::new(Int64Array::from(v))]).unwrap();
+        let a =
+            MemorySourceConfig::try_new_exec(&[vec![batch(vec![1, 2])], vec![batch(vec![3])]], schema.clone(), None)
+                .unwrap();
+        let b = MemorySourceConfig::try_new_exec(&[vec![batch(vec![4])]], schema.clone(), None).unwrap();
+        let chain: Arc<dyn ExecutionPlan> = Arc::new(ChainExec::try_new(vec![a, b]).unwrap());
+        assert_eq!(chain.output_partitioning().partition_count(), 1);
+        let out = datafusion::physical_plan::collect(chain, Arc::new(TaskContext::default()))
+            .await
+            .unwrap();
+        let values: Vec<i64> = out
+            .iter()
+            .flat_map(|b| {
+                b.column(0)
+                    .as_any()
+                    .downcast_ref::<Int64Array>()
+                    .unwrap()
+                    .values()
+                    .to_vec()
+            })
+            .collect();
+        assert_eq!(values, vec![1, 2, 3, 4]);
+        assert!(ChainExec::try_new(vec![]).is_err());
+    }
+}
