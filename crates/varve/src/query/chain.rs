@@ -1,16 +1,19 @@
 //! A union read by one partition: [`ChainExec`] returns its inputs' rows one input after the
 //! other, in one output partition. `query::file_order` puts it in place of the union of a scan's
 //! small files, read from memory (`query::small_files`), and its Parquet scan, under a top-k sort
-//! by time when each input has one partition: the sort then runs in one partition, with no merge
-//! of partitions above it and no tasks handing batches between threads, as it does over a table
-//! of one file. A DataFusion `UnionExec` would give the sort two partitions, each sorted by its
-//! own task and merged after.
+//! by time when each input has one partition: the sort above then sees one partition, as it does
+//! over a table of one file (on 2 cores it sorts there, with no merge of partitions above it and
+//! no tasks handing batches between threads; with more cores than partitions DataFusion has
+//! already put a round-robin repartition above the union, as it would above that one file's scan,
+//! and it stays). A DataFusion `UnionExec` gives the sort a partition per input partition, each
+//! sorted by its own task and merged after.
 //!
 //! The rows are those of the inputs (a union of all, no order); only the partitions change.
 
 use std::fmt;
 use std::sync::Arc;
 
+use arrow::datatypes::SchemaRef;
 use datafusion::common::config::ConfigOptions;
 use datafusion::common::{internal_err, Result, Statistics};
 use datafusion::execution::{SendableRecordBatchStream, TaskContext};
@@ -32,25 +35,36 @@ pub(crate) struct ChainExec {
 }
 
 impl ChainExec {
-    /// The chain of `inputs` (two or more, of one schema: the first input's is the chain's).
+    /// The chain of `inputs` (two or more, bounded, each with the columns of `schema` in number
+    /// and types), with the output `schema`: the union's it replaces, whose nullability and
+    /// field metadata (Parquet field ids) cover every input's.
     ///
-    /// Errors: an internal error for fewer than two inputs.
-    pub(crate) fn try_new(inputs: Vec<Arc<dyn ExecutionPlan>>) -> Result<Self> {
+    /// Errors: an internal error for fewer than two inputs, an unbounded one (the inputs after
+    /// it would never be read), or an input whose columns differ from `schema`'s.
+    pub(crate) fn try_new(schema: SchemaRef, inputs: Vec<Arc<dyn ExecutionPlan>>) -> Result<Self> {
         if inputs.len() < 2 {
             return internal_err!("ChainExec chains two or more inputs, not {}", inputs.len());
         }
-        let schema = inputs[0].schema();
-        let bounded = inputs.iter().all(|i| matches!(i.boundedness(), Boundedness::Bounded));
+        if inputs.iter().any(|i| i.boundedness().is_unbounded()) {
+            return internal_err!("ChainExec reads bounded inputs only");
+        }
+        let types = |s: &SchemaRef| s.fields().iter().map(|f| f.data_type().clone()).collect::<Vec<_>>();
+        if inputs.iter().any(|i| types(&i.schema()) != types(&schema)) {
+            return internal_err!("ChainExec's inputs have the columns of its schema {schema:?}");
+        }
+        // As a union's: final when an input is, both when one is, else incremental.
+        let emission = inputs
+            .iter()
+            .fold(EmissionType::Incremental, |e, i| match (e, i.pipeline_behavior()) {
+                (EmissionType::Final, _) | (_, EmissionType::Final) => EmissionType::Final,
+                (EmissionType::Both, _) | (_, EmissionType::Both) => EmissionType::Both,
+                _ => EmissionType::Incremental,
+            });
         let props = PlanProperties::new(
             EquivalenceProperties::new(schema),
             Partitioning::UnknownPartitioning(1),
-            EmissionType::Incremental,
-            match bounded {
-                true => Boundedness::Bounded,
-                false => Boundedness::Unbounded {
-                    requires_infinite_memory: false,
-                },
-            },
+            emission,
+            Boundedness::Bounded,
         );
         Ok(Self {
             inputs,
@@ -88,7 +102,7 @@ impl ExecutionPlan for ChainExec {
     }
 
     fn with_new_children(self: Arc<Self>, children: Vec<Arc<dyn ExecutionPlan>>) -> Result<Arc<dyn ExecutionPlan>> {
-        Ok(Arc::new(ChainExec::try_new(children)?))
+        Ok(Arc::new(ChainExec::try_new(self.schema(), children)?))
     }
 
     fn execute(&self, partition: usize, ctx: Arc<TaskContext>) -> Result<SendableRecordBatchStream> {
@@ -119,7 +133,16 @@ impl ExecutionPlan for ChainExec {
     }
 
     fn partition_statistics(&self, _partition: Option<usize>) -> Result<Arc<Statistics>> {
-        Ok(Arc::new(Statistics::new_unknown(&self.schema())))
+        // Its one partition holds every input's rows.
+        let schema = self.schema();
+        let inputs = self
+            .inputs
+            .iter()
+            .map(|i| i.partition_statistics(None))
+            .collect::<Result<Vec<_>>>()?;
+        let merged = Statistics::try_merge_iter(inputs.iter().map(|s| s.as_ref()), &schema)
+            .unwrap_or_else(|_| Statistics::new_unknown(&schema));
+        Ok(Arc::new(merged))
     }
 
     fn gather_filters_for_pushdown(
@@ -148,7 +171,7 @@ mod tests {
             MemorySourceConfig::try_new_exec(&[vec![batch(vec![1, 2])], vec![batch(vec![3])]], schema.clone(), None)
                 .unwrap();
         let b = MemorySourceConfig::try_new_exec(&[vec![batch(vec![4])]], schema.clone(), None).unwrap();
-        let chain: Arc<dyn ExecutionPlan> = Arc::new(ChainExec::try_new(vec![a, b]).unwrap());
+        let chain: Arc<dyn ExecutionPlan> = Arc::new(ChainExec::try_new(schema.clone(), vec![a, b.clone()]).unwrap());
         assert_eq!(chain.output_partitioning().partition_count(), 1);
         let out = datafusion::physical_plan::collect(chain, Arc::new(TaskContext::default()))
             .await
@@ -165,6 +188,9 @@ mod tests {
             })
             .collect();
         assert_eq!(values, vec![1, 2, 3, 4]);
-        assert!(ChainExec::try_new(vec![]).is_err());
+        assert!(ChainExec::try_new(schema.clone(), vec![b.clone()]).is_err());
+        // Columns that are not the schema's are refused.
+        let other = Arc::new(Schema::new(vec![Field::new("x", DataType::Utf8, false)]));
+        assert!(ChainExec::try_new(other, vec![b.clone(), b]).is_err());
     }
 }

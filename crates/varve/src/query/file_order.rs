@@ -10,8 +10,8 @@
 //! DataFusion's own sort pushdown orders files the same way but stops at a `FilterExec` (`WHERE
 //! host = 'h1' ORDER BY ts DESC LIMIT 3`); this rule passes filters, projections that keep the
 //! column, the repartitioning nodes between, and unions (each input in turn, by the column's
-//! place; a union of a scan's small files read from memory and a scan read by one partition is
-//! then read by one partition, `query::chain`). Files without bounds
+//! place; a union of two inputs, rows in memory such as a scan's small files and a file scan,
+//! each read by one partition, is then read by one partition, `query::chain`). Files without bounds
 //! for the column come first (they may hold anything). Files whose ranges of the column do not
 //! overlap go to one partition in that order, so that each is opened only after the one before.
 //! A scan that declares an output ordering (one file per partition) is left alone unless its
@@ -176,8 +176,11 @@ fn reorder(
         }
         // Small files' rows beside a scan read by one partition: one partition for the sort
         // (`query::chain`), as over a table of one file.
-        if one_partition_each(&children) && children.iter().filter(|c| !in_memory(c)).count() <= 1 {
-            return Ok(Some(Arc::new(ChainExec::try_new(children)?)));
+        if let [a, b] = children.as_slice() {
+            let pair = (in_memory(a) && reaches_file_scan(b)) || (reaches_file_scan(a) && in_memory(b));
+            if pair && one_partition_each(&children) {
+                return Ok(Some(Arc::new(ChainExec::try_new(plan.schema(), children)?)));
+            }
         }
         return match changed {
             true => Ok(Some(plan.clone().with_new_children(children)?)),
@@ -221,13 +224,27 @@ fn one_partition_each(plans: &[Arc<dyn ExecutionPlan>]) -> bool {
 /// Whether `plan` reads rows held in memory (a memory source, perhaps under filters and
 /// projections), as a scan's small files are (`query::small_files`).
 fn in_memory(plan: &Arc<dyn ExecutionPlan>) -> bool {
+    source_below(plan).is_some_and(|s| s.data_source().downcast_ref::<MemorySourceConfig>().is_some())
+}
+
+/// Whether `plan` reads files (a file scan, perhaps under filters and projections).
+fn reaches_file_scan(plan: &Arc<dyn ExecutionPlan>) -> bool {
+    source_below(plan).is_some_and(|s| s.data_source().downcast_ref::<FileScanConfig>().is_some())
+}
+
+/// The data source at the bottom of `plan` when only filters, projections and cooperative
+/// wrappers are above it, bounded.
+fn source_below(plan: &Arc<dyn ExecutionPlan>) -> Option<&DataSourceExec> {
+    if plan.boundedness().is_unbounded() {
+        return None;
+    }
     if let Some(source) = plan.downcast_ref::<DataSourceExec>() {
-        return source.data_source().downcast_ref::<MemorySourceConfig>().is_some();
+        return Some(source);
     }
     let passes = plan.is::<FilterExec>() || plan.is::<ProjectionExec>() || plan.is::<CooperativeExec>();
     match plan.children().as_slice() {
-        [child] if passes => in_memory(child),
-        _ => false,
+        [child] if passes => source_below(child),
+        _ => None,
     }
 }
 

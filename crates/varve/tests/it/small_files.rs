@@ -131,16 +131,16 @@ async fn small_files(backend: Backend) {
     same_answers(&lake, &parquet_only, QUERIES).await;
     same_answers(&lake, &parquet_only, QUERIES).await;
     // Under a top-k by time, the small files' rows and the scan of the one large file are read
-    // by one partition (`query::chain`); the answers above are the same. (On local disk the
-    // large file is cut into ranges for two partitions, `query::work_units`: a union stays.)
-    let plan = explain(
-        &lake,
-        "SELECT ts, v FROM s.t WHERE host = 'h3' ORDER BY ts DESC, v LIMIT 10",
-    )
-    .await;
-    match &backend {
-        Backend::S3 { .. } => assert!(plan.contains("ChainExec: 2 inputs in one partition"), "{plan}"),
-        _ => assert!(!plan.contains("ChainExec"), "{plan}"),
+    // by one partition (`query::chain`); the answers above are the same. (On local disk, with
+    // two or more partitions, the large file is cut into ranges for them, `query::work_units`,
+    // and a union stays.)
+    if let Backend::S3 { .. } = &backend {
+        let plan = explain(
+            &lake,
+            "SELECT ts, v FROM s.t WHERE host = 'h3' ORDER BY ts DESC, v LIMIT 10",
+        )
+        .await;
+        assert!(plan.contains("ChainExec: 2 inputs in one partition"), "{plan}");
     }
 
     // A schema change: held rows were read in the old schema and are read again in the new one.
