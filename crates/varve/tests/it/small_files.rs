@@ -142,6 +142,14 @@ async fn small_files(backend: Backend) {
         .await;
         assert!(plan.contains("ChainExec: 2 inputs in one partition"), "{plan}");
     }
+    // A statement's own rows in memory (VALUES, whose columns are not the table's: no field ids,
+    // not null) beside the table's scan under a top-k: the newest rows of both. (`rows` sorts
+    // the rows it prints: the top-k's are the last of all.)
+    let both = "SELECT ts, v FROM s.t WHERE host = 'h5' UNION ALL SELECT * FROM \
+                (VALUES (TIMESTAMP '2023-11-15T12:00:00Z', 1.25), (TIMESTAMP '2030-01-01T00:00:00Z', 2.5)) AS x(ts, v)";
+    let top = answer(&lake, &format!("{both} ORDER BY ts DESC, v LIMIT 4"), true).await;
+    let all = answer(&lake, &format!("{both} ORDER BY ts DESC, v"), true).await;
+    assert_eq!(top, all[all.len() - 4..].to_vec());
 
     // A schema change: held rows were read in the old schema and are read again in the new one.
     lake.sql("ALTER TABLE s.t ADD COLUMN note VARCHAR").await.unwrap();
