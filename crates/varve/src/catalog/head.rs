@@ -12,7 +12,7 @@
 //! its version is the highest `v<N>.metadata.json` the LIST found, the metadata it carries has
 //! that file's size and (when the store gives e-tags) its e-tag, and the head was stored no
 //! earlier than that file (so that a head left by a dropped table of the same name is never
-//! taken for the new table's). Otherwise (stale, missing,
+//! taken for the new table's), to the second ([`stored_no_earlier`]). Otherwise (stale, missing,
 //! unreadable, damaged, of another format) the reader loads the Iceberg metadata of the version
 //! the LIST found, as it does for a table written by an older Varve or by another engine. Plain
 //! Iceberg readers (DuckDB, PyIceberg, Spark) never look at it.
@@ -401,7 +401,7 @@ pub(crate) async fn probe(storage: &Storage, ident: &TableIdent) -> Result<Probe
         };
         let fresh = h.version == *v
             && h.metadata_bytes() == Some(listed.size)
-            && stored.last_modified >= listed.last_modified
+            && stored_no_earlier(stored.last_modified, listed.last_modified)
             && same_file;
         fresh.then_some(h)
     });
@@ -410,6 +410,18 @@ pub(crate) async fn probe(storage: &Storage, ident: &TableIdent) -> Result<Probe
         hint,
         head,
     })
+}
+
+/// Whether an object whose GET said it was stored at `stored` was stored no earlier than one a
+/// LIST said was stored at `listed`, to the second.
+///
+/// A GET's time is the `Last-Modified` header, an HTTP-date of whole seconds (RFC 9110, 5.6.7),
+/// while a LIST may give milliseconds (S3-compatible servers such as MinIO and s3s-fs do): a head
+/// written in the same second as its metadata file would read as older than it, and every first
+/// read would ignore a fresh head. So `listed` is cut to its second first.
+fn stored_no_earlier(stored: chrono::DateTime<chrono::Utc>, listed: chrono::DateTime<chrono::Utc>) -> bool {
+    use chrono::SubsecRound;
+    stored >= listed.trunc_subsecs(0)
 }
 
 /// Loads `ident` at the head's version from the head alone: the metadata is decoded and kept in
@@ -476,6 +488,25 @@ pub(crate) fn install(storage: &Storage, cache: &MetadataCache, ident: &TableIde
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_head_stored_in_the_second_of_its_metadata_is_not_older() {
+        let t = |s: &str| chrono::DateTime::parse_from_rfc3339(s).unwrap().to_utc();
+        // The GET's HTTP-date (whole seconds) of a head written 200 ms after the metadata file.
+        assert!(stored_no_earlier(
+            t("2026-12-07T08:24:19Z"),
+            t("2026-12-07T08:24:19.771Z")
+        ));
+        assert!(stored_no_earlier(
+            t("2026-12-07T08:24:20Z"),
+            t("2026-12-07T08:24:19.771Z")
+        ));
+        // A head from a second before the metadata file (a dropped table's) is older.
+        assert!(!stored_no_earlier(
+            t("2026-12-07T08:24:18Z"),
+            t("2026-12-07T08:24:19.001Z")
+        ));
+    }
 
     #[test]
     fn heads_round_trip_and_damage_is_refused() {
