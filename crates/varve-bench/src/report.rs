@@ -38,6 +38,10 @@ pub struct RunInfo {
     pub suite: String,
     /// Storage target: `local` or `s3`.
     pub target: String,
+    /// The S3-compatible server of target `s3` (`moto`, `s3s-fs`); records before this field
+    /// were all moto.
+    #[serde(default)]
+    pub s3_server: Option<String>,
     /// Injected latency.
     pub latency: Latency,
     /// Dataset directory name (its spec).
@@ -228,7 +232,10 @@ pub fn markdown(
 ) -> String {
     let mut s = String::new();
     let storage = match run.target.as_str() {
-        "s3" => "an S3 bucket on a local S3-compatible server (moto)".to_string(),
+        "s3" => format!(
+            "an S3 bucket on a local S3-compatible server ({})",
+            run.s3_server.as_deref().unwrap_or("moto")
+        ),
         _ => "local disk".to_string(),
     };
     let mut parts = vec![];

@@ -23,7 +23,7 @@ use crate::suites::Suite;
 pub enum Target {
     /// A new directory under the data directory.
     Local,
-    /// A bucket on a local S3-compatible server (moto), started for the run.
+    /// A bucket on a local S3-compatible server (moto or s3s-fs), started for the run.
     S3,
 }
 
@@ -47,6 +47,8 @@ pub struct RunOptions {
     pub data_dir: PathBuf,
     /// Storage target.
     pub target: Target,
+    /// The S3-compatible server of [`Target::S3`].
+    pub s3_server: varve_testkit::S3Kind,
     /// Injected latency per storage request.
     pub latency: Latency,
     /// Longest a query may run in Varve before it is cancelled and recorded as failed.
@@ -118,10 +120,14 @@ pub fn ensure_dataset(spec: &GenSpec, data_dir: &Path) -> Result<(PathBuf, Datas
     Ok((dir, info))
 }
 
-fn moto_available() -> Result<(), String> {
-    varve_testkit::try_moto_server()
+fn s3_server_available(kind: varve_testkit::S3Kind) -> Result<(), String> {
+    let found = match kind {
+        varve_testkit::S3Kind::Moto => varve_testkit::try_moto_server(),
+        varve_testkit::S3Kind::S3sFs => varve_testkit::try_s3s_fs(),
+    };
+    found
         .map(|_| ())
-        .map_err(|e| format!("--target s3 runs a local S3-compatible server (moto): {e}"))
+        .map_err(|e| format!("--target s3 runs a local S3-compatible server ({}): {e}", kind.name()))
 }
 
 /// Compares Varve's result (`ours`) with DuckDB's (`theirs`), both Parquet files, as
@@ -164,7 +170,7 @@ pub fn run(opts: &RunOptions) -> Result<RunOutcome, String> {
     let python = reference::python()?;
     reference::check_python(&python)?;
     if opts.target == Target::S3 {
-        moto_available()?;
+        s3_server_available(opts.s3_server)?;
     }
     let mut queries = opts.suite.queries(&opts.spec);
     if !opts.only.is_empty() {
@@ -375,6 +381,7 @@ pub fn run(opts: &RunOptions) -> Result<RunOutcome, String> {
         os,
         suite: opts.suite.name().into(),
         target: opts.target.name().into(),
+        s3_server: (opts.target == Target::S3).then(|| opts.s3_server.name().to_string()),
         latency: opts.latency,
         dataset: opts.spec.dir_name(),
         dataset_rows: info.tables.iter().map(|t| (t.name.clone(), t.rows)).collect(),
@@ -394,6 +401,9 @@ pub fn run(opts: &RunOptions) -> Result<RunOutcome, String> {
         opts.suite.name(),
         opts.target.name()
     );
+    if opts.target == Target::S3 && opts.s3_server != varve_testkit::S3Kind::Moto {
+        stem.push_str(&format!("-{}", opts.s3_server.name()));
+    }
     if opts.latency.delay_ms > 0.0 {
         stem.push_str(&format!("-{}ms", opts.latency.delay_ms));
     }
@@ -494,7 +504,7 @@ fn lake_store(opts: &RunOptions) -> Result<(LakeHome, String, HashMap<String, St
             )
         }
         Target::S3 => {
-            let server = varve_testkit::S3Server::start();
+            let server = varve_testkit::S3Server::start_kind(opts.s3_server);
             server.create_bucket("bench");
             let options = server.options();
             (LakeHome::S3 { _server: server }, "s3://bench/lake".to_string(), options)

@@ -67,6 +67,49 @@ pub fn try_moto_server() -> Result<PathBuf, String> {
     venv_tool("VARVE_MOTO_SERVER", "moto_server")
 }
 
+/// The `s3s-fs` S3 server (`$VARVE_S3S_FS`, else `~/.cache/varve-tools/bin/s3s-fs`, where
+/// `scripts/setup-s3s-fs` installs it). Benchmarks only: the tests run against moto.
+///
+/// Errors: it does not exist, with how to install it.
+pub fn try_s3s_fs() -> Result<PathBuf, String> {
+    let home = std::env::var("HOME").unwrap_or_else(|_| "/root".into());
+    let p = std::env::var("VARVE_S3S_FS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|_| Path::new(&home).join(".cache/varve-tools/bin/s3s-fs"));
+    if p.exists() {
+        Ok(p)
+    } else {
+        Err(format!(
+            "{} is missing: run scripts/setup-s3s-fs first, or set VARVE_S3S_FS",
+            p.display()
+        ))
+    }
+}
+
+/// Which S3-compatible server an [`S3Server`] runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum S3Kind {
+    /// moto (Python, objects in memory) through [`moto_launcher`]: atomic conditional writes;
+    /// it serves one request at a time (about 2-2.7 ms each on this project's 2-core machines).
+    /// What the tests use.
+    #[default]
+    Moto,
+    /// `s3s-fs` (Rust, objects as files in a temporary directory): requests served in parallel,
+    /// in tens of microseconds. Its `If-None-Match: *` check and write are two steps, so it is
+    /// not safe for concurrent committers: benchmarks with one writer only.
+    S3sFs,
+}
+
+impl S3Kind {
+    /// `moto` or `s3s-fs`.
+    pub fn name(self) -> &'static str {
+        match self {
+            S3Kind::Moto => "moto",
+            S3Kind::S3sFs => "s3s-fs",
+        }
+    }
+}
+
 /// The venv's Python interpreter; panics (failing the test) when it is missing.
 pub fn python() -> PathBuf {
     try_python().unwrap_or_else(|e| panic!("{e}"))
@@ -99,11 +142,15 @@ pub fn free_port() -> u16 {
         .expect("free port")
 }
 
-/// A moto S3 server on 127.0.0.1 (with atomic conditional writes: [`moto_launcher`]), stopped
-/// when dropped.
+/// An S3 server on 127.0.0.1, stopped when dropped: moto (with atomic conditional writes:
+/// [`moto_launcher`]) for tests, or `s3s-fs` for benchmarks ([`S3Kind`]).
 #[derive(Debug)]
 pub struct S3Server {
     child: Child,
+    /// Where `s3s-fs` keeps the objects (removed when dropped, after the server stops).
+    _root: Option<tempfile::TempDir>,
+    /// Which server this is.
+    pub kind: S3Kind,
     /// `http://127.0.0.1:<port>`.
     pub endpoint: String,
     /// `127.0.0.1:<port>`.
@@ -111,25 +158,58 @@ pub struct S3Server {
 }
 
 impl S3Server {
-    /// Starts the server and waits until it answers.
+    /// Starts a moto server and waits until it answers.
     pub fn start() -> S3Server {
+        S3Server::start_kind(S3Kind::Moto)
+    }
+
+    /// Starts a server of the given kind and waits until it answers; panics when it is not
+    /// installed (with how to install it) or does not start within 30 s.
+    pub fn start_kind(kind: S3Kind) -> S3Server {
         let port = free_port();
-        try_moto_server().unwrap_or_else(|e| panic!("{e}"));
-        let child = Command::new(python())
-            .arg(moto_launcher())
-            .args(["-H", "127.0.0.1", "-p", &port.to_string()])
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("start moto_server");
+        let (child, root) = match kind {
+            S3Kind::Moto => {
+                try_moto_server().unwrap_or_else(|e| panic!("{e}"));
+                let child = Command::new(python())
+                    .arg(moto_launcher())
+                    .args(["-H", "127.0.0.1", "-p", &port.to_string()])
+                    .stdout(Stdio::null())
+                    .stderr(Stdio::null())
+                    .spawn()
+                    .expect("start moto_server");
+                (child, None)
+            }
+            S3Kind::S3sFs => {
+                let bin = try_s3s_fs().unwrap_or_else(|e| panic!("{e}"));
+                let root = tempfile::Builder::new()
+                    .prefix("varve-s3s-fs-")
+                    .tempdir()
+                    .expect("s3s-fs root directory");
+                let child = Command::new(bin)
+                    .args(["--host", "127.0.0.1", "--port", &port.to_string()])
+                    .args(["--access-key", S3_KEY, "--secret-key", S3_SECRET])
+                    .arg(root.path())
+                    .stdout(Stdio::null())
+                    .stderr(Stdio::null())
+                    .spawn()
+                    .expect("start s3s-fs");
+                (child, Some(root))
+            }
+        };
         let host_port = format!("127.0.0.1:{port}");
         let deadline = Instant::now() + Duration::from_secs(30);
         while std::net::TcpStream::connect(&host_port).is_err() {
-            assert!(Instant::now() < deadline, "moto_server did not start on {host_port}");
+            assert!(
+                Instant::now() < deadline,
+                "{} did not start on {host_port}",
+                kind.name()
+            );
             std::thread::sleep(Duration::from_millis(100));
         }
         S3Server {
             child,
+            _root: root,
+            kind,
             endpoint: format!("http://{host_port}"),
             host_port,
         }
