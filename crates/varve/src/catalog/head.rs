@@ -416,7 +416,7 @@ pub(crate) async fn probe(storage: &Storage, ident: &TableIdent) -> Result<Probe
 /// LIST said was stored at `listed`, to the second.
 ///
 /// A GET's time is the `Last-Modified` header, an HTTP-date of whole seconds (RFC 9110, 5.6.7),
-/// while a LIST may give milliseconds (S3-compatible servers such as MinIO and s3s-fs do): a head
+/// while a LIST may give milliseconds (s3s-fs does; AWS S3 gives whole seconds there too): a head
 /// written in the same second as its metadata file would read as older than it, and every first
 /// read would ignore a fresh head. So `listed` is cut to its second first.
 fn stored_no_earlier(stored: chrono::DateTime<chrono::Utc>, listed: chrono::DateTime<chrono::Utc>) -> bool {
