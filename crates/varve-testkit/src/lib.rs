@@ -29,28 +29,41 @@ pub const S3_SECRET: &str = "testing";
 /// Region used with the test S3 server.
 pub const S3_REGION: &str = "us-east-1";
 
-fn venv() -> PathBuf {
+fn cache_dir(name: &str) -> PathBuf {
     let home = std::env::var("HOME").unwrap_or_else(|_| "/root".into());
+    Path::new(&home).join(".cache").join(name)
+}
+
+fn venv() -> PathBuf {
     std::env::var("VARVE_VENV")
         .map(PathBuf::from)
-        .unwrap_or_else(|_| Path::new(&home).join(".cache/varve-venv"))
+        .unwrap_or_else(|_| cache_dir("varve-venv"))
+}
+
+/// A tool: `$<env>` if set, else `default`.
+///
+/// Errors: it does not exist, with the script that installs it.
+fn tool(env: &str, default: PathBuf, installer: &str) -> Result<PathBuf, String> {
+    let p = std::env::var(env).map(PathBuf::from).unwrap_or(default);
+    if p.exists() {
+        Ok(p)
+    } else {
+        Err(format!(
+            "{} is missing: run {installer} first, or set {env}",
+            p.display()
+        ))
+    }
 }
 
 /// A tool from the venv: `$<env>` if set, else `<venv>/bin/<name>`.
 ///
 /// Errors: it does not exist, with how to install it.
 fn venv_tool(env: &str, name: &str) -> Result<PathBuf, String> {
-    let p = std::env::var(env)
-        .map(PathBuf::from)
-        .unwrap_or_else(|_| venv().join("bin").join(name));
-    if p.exists() {
-        Ok(p)
-    } else {
-        Err(format!(
-            "{} is missing: run scripts/setup-python (or scripts/test) first, or set {env}",
-            p.display()
-        ))
-    }
+    tool(
+        env,
+        venv().join("bin").join(name),
+        "scripts/setup-python (or scripts/test)",
+    )
 }
 
 /// The venv's Python interpreter (`$VARVE_PYTHON`, else `<venv>/bin/python`).
@@ -72,18 +85,11 @@ pub fn try_moto_server() -> Result<PathBuf, String> {
 ///
 /// Errors: it does not exist, with how to install it.
 pub fn try_s3s_fs() -> Result<PathBuf, String> {
-    let home = std::env::var("HOME").unwrap_or_else(|_| "/root".into());
-    let p = std::env::var("VARVE_S3S_FS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|_| Path::new(&home).join(".cache/varve-tools/bin/s3s-fs"));
-    if p.exists() {
-        Ok(p)
-    } else {
-        Err(format!(
-            "{} is missing: run scripts/setup-s3s-fs first, or set VARVE_S3S_FS",
-            p.display()
-        ))
-    }
+    tool(
+        "VARVE_S3S_FS",
+        cache_dir("varve-tools/bin/s3s-fs"),
+        "scripts/setup-s3s-fs",
+    )
 }
 
 /// Which S3-compatible server an [`S3Server`] runs.
