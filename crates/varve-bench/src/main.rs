@@ -58,12 +58,13 @@ enum Cmd {
         suite: Suite,
         #[command(flatten)]
         data: DataArgs,
-        /// Where the lake lives: local disk, or a bucket on a local S3-compatible server (moto).
+        /// Where the lake lives: local disk, or a bucket on a local S3-compatible server
+        /// (--s3-server).
         #[arg(long, value_enum, default_value = "local")]
         target: Target,
         /// The S3-compatible server of --target s3: moto (what the tests use; it serves one
-        /// request at a time) or s3s-fs (serves requests in parallel; install it with
-        /// scripts/setup-s3s-fs).
+        /// request at a time) or s3s-fs (serves requests in parallel, each slower than moto's
+        /// here; install it with scripts/setup-s3s-fs).
         #[arg(long, default_value = "moto", value_parser = ["moto", "s3s-fs"])]
         s3_server: String,
         /// Delay added to every storage request, e.g. 20ms (with --target s3: a remote object store).
