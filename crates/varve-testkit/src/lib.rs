@@ -156,8 +156,6 @@ pub struct S3Server {
     child: Child,
     /// Where `s3s-fs` keeps the objects (removed when dropped, after the server stops).
     _root: Option<tempfile::TempDir>,
-    /// Which server this is.
-    pub kind: S3Kind,
     /// `http://127.0.0.1:<port>`.
     pub endpoint: String,
     /// `127.0.0.1:<port>`.
@@ -216,7 +214,6 @@ impl S3Server {
         S3Server {
             child,
             _root: root,
-            kind,
             endpoint: format!("http://{host_port}"),
             host_port,
         }
