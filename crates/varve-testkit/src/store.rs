@@ -160,12 +160,33 @@ impl Counters {
     }
 
     fn record(&self, start: Instant, path: Option<&Path>) {
+        self.record_with(start, path, "")
+    }
+
+    /// [`Counters::record`] with a detail for the trace (a GET's byte range).
+    fn record_with(&self, start: Instant, path: Option<&Path>, detail: &str) {
         // A request takes time: an instant answer still ends after it started.
         let end = Instant::now().max(start + Duration::from_nanos(1));
         let path = path.map(|p| p.to_string()).unwrap_or_default();
+        trace(start, end, &path, detail);
         if let Ok(mut s) = self.spans.lock() {
             s.push((start, end, path));
         }
+    }
+}
+
+/// With `VARVE_TRACE_REQUESTS` set, prints each request to stderr as it ends: its start and
+/// duration in ms since the first request of the process, and its object (a diagnostic of which
+/// requests waited on which).
+fn trace(start: Instant, end: Instant, path: &str, detail: &str) {
+    static ON: std::sync::OnceLock<Option<Instant>> = std::sync::OnceLock::new();
+    if let Some(epoch) = ON.get_or_init(|| std::env::var_os("VARVE_TRACE_REQUESTS").map(|_| start)) {
+        let ms = |t: Instant| t.saturating_duration_since(*epoch).as_secs_f64() * 1000.0;
+        eprintln!(
+            "request: start {:8.2} ms  took {:7.2} ms  {path} {detail}",
+            ms(start),
+            (end - start).as_secs_f64() * 1000.0
+        );
     }
 }
 
@@ -291,7 +312,12 @@ impl ObjectStore for CountingStore {
             inc(&self.counters.bytes_read, bytes);
             self.latency.transfer(bytes).await;
         }
-        self.counters.record(start, Some(location));
+        let detail = if head {
+            "HEAD".to_string()
+        } else {
+            format!("{:?}", r.range)
+        };
+        self.counters.record_with(start, Some(location), &detail);
         Ok(r)
     }
 
