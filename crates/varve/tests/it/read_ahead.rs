@@ -113,3 +113,56 @@ async fn a_fresh_scan_reads_row_groups_ahead_on_s3() {
     assert_eq!(got[0].1, got[1].1, "{got:?}");
     assert!(got[0].2 < got[1].2, "{got:?}");
 }
+
+/// A fresh scan of more files than the machine has cores reads them all at once on S3: one round
+/// trip for the table's state, one for the data, not one per file a core reads in turn
+/// (`provider::OBJECT_STORE_SCAN_UNITS`). The answer equals the one computed here from the rows.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_fresh_scan_reads_its_files_at_once_on_s3() {
+    let backend = Backend::s3();
+    let writer = backend.open();
+    let contract = TableContract::time_series("ts").with_series_key(["host"]);
+    let files = 6;
+    let parts: Vec<RecordBatch> = (0..files).map(|i| batch(3, 200, DAY0 + i * 3_600_000_000)).collect();
+    writer
+        .create_table("iot.readings", &parts[0].schema(), &contract)
+        .await
+        .unwrap();
+    let props = HashMap::from([("varve.auto-maintain".to_string(), "false".to_string())]);
+    writer.set_properties("iot.readings", &props, &[]).await.unwrap();
+    for b in &parts {
+        writer
+            .append("iot.readings", vec![b.clone()], AppendOptions::default())
+            .await
+            .unwrap();
+    }
+    assert_eq!(writer.info("iot.readings").await.unwrap().live_files, files as u64);
+    // The reference: count and sum of every host's values, from the batches appended.
+    let mut expected: std::collections::BTreeMap<String, (u64, f64)> = Default::default();
+    for b in &parts {
+        let hosts = b.column(1).as_any().downcast_ref::<StringArray>().unwrap();
+        let v = b.column(2).as_any().downcast_ref::<Float64Array>().unwrap();
+        for r in 0..b.num_rows() {
+            let e = expected.entry(hosts.value(r).to_string()).or_default();
+            e.0 += 1;
+            e.1 += v.value(r);
+        }
+    }
+    let expected: Vec<Vec<String>> = expected
+        .into_iter()
+        .map(|(h, (n, s))| vec![h, n.to_string(), format!("{s:?}")])
+        .collect();
+
+    let latency = Latency {
+        delay_ms: 20.0,
+        bandwidth: None,
+    };
+    let sql = "SELECT host, count(*) AS n, sum(v) AS s FROM iot.readings GROUP BY host ORDER BY host";
+    for extra in [&[][..], &[("cache", "off")][..]] {
+        let (lake, counters) = counted_with(&backend, extra, latency);
+        let (answer, r) = requests(&counters, lake.sql(sql)).await;
+        eprintln!("{extra:?}: {r:?}");
+        assert_eq!(rows(&answer.unwrap().batches), expected);
+        assert!(r.round_trips <= 2, "the state, then every file's data at once: {r:?}");
+    }
+}
