@@ -87,9 +87,7 @@ impl QueryContext {
             // After DataFusion's physical rules: a top-k sort's scan reads its files in order.
             .with_physical_optimizer_rule(Arc::new(file_order::FilesInSortOrder))
             // ASOF joins (`asof::plan_joins`) become sorted merges.
-            .with_query_planner(Arc::new(Planner {
-                object_store: storage.kind == crate::StorageKind::S3,
-            }))
+            .with_query_planner(Arc::new(Planner))
             .build();
         base.register_udf(Arc::new(asof::Marker::udf()))?;
         for f in gapfill::FillMarker::all() {
@@ -137,23 +135,7 @@ impl QueryContext {
 
 /// DataFusion's physical planner with Varve's plan nodes (the ASOF join, gap filling).
 #[derive(Debug)]
-struct Planner {
-    /// The lake is on object storage: its scans keep the file groups they plan (below).
-    object_store: bool,
-}
-
-/// Marks a statement's planning state on object storage where DataFusion's
-/// `repartition_file_scans` is off only so that DataFusion keeps the scans' file groups: the scans
-/// still cut their files into units (`query::work_units`), as the setting asks.
-#[derive(Debug)]
-pub(crate) struct ScansCutFiles;
-
-/// Whether a scan planned in `state` cuts its files into units (`query::work_units`): DataFusion's
-/// `repartition_file_scans`, which [`Planner`] turns off on object storage and notes in
-/// [`ScansCutFiles`].
-pub(crate) fn scans_cut_files(state: &dyn datafusion::catalog::Session) -> bool {
-    state.config_options().optimizer.repartition_file_scans || state.config().get_extension::<ScansCutFiles>().is_some()
-}
+struct Planner;
 
 #[async_trait::async_trait]
 impl datafusion::execution::context::QueryPlanner for Planner {
@@ -167,20 +149,12 @@ impl datafusion::execution::context::QueryPlanner for Planner {
             Arc::new(asof::exec::AsofPlanner),
             Arc::new(gapfill::exec::GapFillPlanner),
         ]);
-        let cut = state.config_options().optimizer.repartition_file_scans;
         // A scan the last-value index narrowed to the newest rows reads a few pages: splitting its
         // files into byte ranges (DataFusion does for files over `repartition_file_min_size`)
         // would open and prune each file once per range for nothing. The setting is statement-wide.
-        let narrowed = newest::narrowed_by_index(plan)?;
-        // On object storage a scan plans one partition per unit, up to more than the cores, so
-        // that their first reads overlap (`provider::OBJECT_STORE_SCAN_UNITS`); DataFusion would
-        // deal its files over `target_partitions` groups again, and read only that many at once.
-        if cut && (narrowed || self.object_store) {
+        if newest::narrowed_by_index(plan)? {
             let mut state = state.clone();
             state.config_mut().options_mut().optimizer.repartition_file_scans = false;
-            if !narrowed {
-                state.config_mut().set_extension(Arc::new(ScansCutFiles));
-            }
             return planner.create_physical_plan(plan, &state).await;
         }
         planner.create_physical_plan(plan, state).await

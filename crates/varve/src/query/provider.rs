@@ -40,10 +40,6 @@ use datafusion::physical_plan::streaming::{PartitionStream, StreamingTableExec};
 /// The URL under which the lake's object store is registered in a session.
 pub(crate) const STORE_URL: &str = "varve://lake";
 
-/// Units (files or ranges of them) a scan on object storage reads at once, at most: S3 serves
-/// parallel GETs of one client independently, and each unit's first read waits a round trip.
-const OBJECT_STORE_SCAN_UNITS: usize = 8;
-
 /// The error of a write to `"<table>@last-values"`.
 const READ_ONLY_INDEX: &str =
     "the last-value index of a table (<table>@last-values) is read-only; write to the table itself";
@@ -488,22 +484,13 @@ impl VarveTable {
         // Large files in ranges that idle partitions take over (not under a limit, which reads
         // few rows, nor where the statement keeps files whole: see `context::Planner`).
         let files = kept.into_iter().map(|(f, _)| f).collect::<Vec<_>>();
-        let object_store = matches!(self.env.storage.kind, crate::StorageKind::S3);
-        let units = if limit.is_none() && crate::query::context::scans_cut_files(state) {
+        let units = if limit.is_none() && state.config_options().optimizer.repartition_file_scans {
+            let object_store = matches!(self.env.storage.kind, crate::StorageKind::S3);
             crate::query::work_units::split(files, partitions, &footer, object_store)
         } else {
             files.into_iter().map(crate::query::work_units::Unit::whole).collect()
         };
-        // A partition waits a round trip before the first bytes of each unit it reads, so a scan
-        // of n partitions on object storage had its units' first reads n at a time: 4 files on 2
-        // cores took two round trips one after the other. There the scan has a partition per
-        // unit, up to `OBJECT_STORE_SCAN_UNITS`, whatever the cores (their decoding still shares
-        // the runtime's threads). Not under a limit, whose scan reads newest first and stops.
-        let groups_n = match object_store && limit.is_none() {
-            true => units.len().min(partitions.max(OBJECT_STORE_SCAN_UNITS)),
-            false => partitions.min(units.len()),
-        }
-        .max(1);
+        let groups_n = partitions.min(units.len().max(1));
         let shared_queue = state.config_options().execution.enable_file_stream_work_stealing;
         let groups: Vec<FileGroup> = crate::query::work_units::groups(units, groups_n, shared_queue)
             .into_iter()
