@@ -65,8 +65,8 @@ enum Cmd {
         /// The S3-compatible server of --target s3: moto (what the tests use; it serves one
         /// request at a time) or s3s-fs (serves requests in parallel, each slower than moto's
         /// here; install it with scripts/setup-s3s-fs).
-        #[arg(long, default_value = "moto", value_parser = ["moto", "s3s-fs"])]
-        s3_server: String,
+        #[arg(long, default_value = "moto", value_parser = varve_testkit::S3Kind::from_name)]
+        s3_server: varve_testkit::S3Kind,
         /// Delay added to every storage request, e.g. 20ms (with --target s3: a remote object store).
         #[arg(long, value_parser = humantime::parse_duration)]
         delay: Option<std::time::Duration>,
@@ -369,11 +369,7 @@ fn real_main(cli: Cli) -> Result<ExitCode, String> {
                 spec,
                 data_dir: data.data_dir.clone(),
                 target,
-                s3_server: if s3_server == "s3s-fs" {
-                    varve_testkit::S3Kind::S3sFs
-                } else {
-                    varve_testkit::S3Kind::Moto
-                },
+                s3_server,
                 latency: Latency {
                     delay_ms: delay.map(|d| d.as_secs_f64() * 1000.0).unwrap_or(0.0),
                     bandwidth,

@@ -121,11 +121,7 @@ pub fn ensure_dataset(spec: &GenSpec, data_dir: &Path) -> Result<(PathBuf, Datas
 }
 
 fn s3_server_available(kind: varve_testkit::S3Kind) -> Result<(), String> {
-    let found = match kind {
-        varve_testkit::S3Kind::Moto => varve_testkit::try_moto_server(),
-        varve_testkit::S3Kind::S3sFs => varve_testkit::try_s3s_fs(),
-    };
-    found
+    kind.installed()
         .map(|_| ())
         .map_err(|e| format!("--target s3 runs a local S3-compatible server ({}): {e}", kind.name()))
 }

@@ -108,11 +108,34 @@ pub enum S3Kind {
 }
 
 impl S3Kind {
+    /// Every kind, in the order a command line lists them.
+    pub const ALL: [S3Kind; 2] = [S3Kind::Moto, S3Kind::S3sFs];
+
     /// `moto` or `s3s-fs`.
     pub fn name(self) -> &'static str {
         match self {
             S3Kind::Moto => "moto",
             S3Kind::S3sFs => "s3s-fs",
+        }
+    }
+
+    /// The kind of a [`S3Kind::name`].
+    ///
+    /// Errors: no kind has that name (the message lists the names).
+    pub fn from_name(name: &str) -> Result<S3Kind, String> {
+        S3Kind::ALL.into_iter().find(|k| k.name() == name).ok_or_else(|| {
+            let names: Vec<&str> = S3Kind::ALL.iter().map(|k| k.name()).collect();
+            format!("unknown S3 server {name:?}: one of {}", names.join(", "))
+        })
+    }
+
+    /// The installed server's program: moto's (`try_moto_server`) or s3s-fs's (`try_s3s_fs`).
+    ///
+    /// Errors: it is not installed, with how to install it.
+    pub fn installed(self) -> Result<PathBuf, String> {
+        match self {
+            S3Kind::Moto => try_moto_server(),
+            S3Kind::S3sFs => try_s3s_fs(),
         }
     }
 }
@@ -174,7 +197,7 @@ impl S3Server {
         let port = free_port();
         let (child, root) = match kind {
             S3Kind::Moto => {
-                try_moto_server().unwrap_or_else(|e| panic!("{e}"));
+                kind.installed().unwrap_or_else(|e| panic!("{e}"));
                 let child = Command::new(python())
                     .arg(moto_launcher())
                     .args(["-H", "127.0.0.1", "-p", &port.to_string()])
@@ -185,7 +208,7 @@ impl S3Server {
                 (child, None)
             }
             S3Kind::S3sFs => {
-                let bin = try_s3s_fs().unwrap_or_else(|e| panic!("{e}"));
+                let bin = kind.installed().unwrap_or_else(|e| panic!("{e}"));
                 let root = tempfile::Builder::new()
                     .prefix("varve-s3s-fs-")
                     .tempdir()

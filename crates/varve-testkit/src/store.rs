@@ -160,11 +160,12 @@ impl Counters {
     }
 
     fn record(&self, start: Instant, path: Option<&Path>) {
-        self.record_with(start, path, "")
+        self.record_with(start, path, &String::new)
     }
 
-    /// [`Counters::record`] with a detail for the trace (a GET's byte range).
-    fn record_with(&self, start: Instant, path: Option<&Path>, detail: &str) {
+    /// [`Counters::record`] with a detail for the trace (a GET's byte range), made only when
+    /// tracing.
+    fn record_with(&self, start: Instant, path: Option<&Path>, detail: &dyn Fn() -> String) {
         // A request takes time: an instant answer still ends after it started.
         let end = Instant::now().max(start + Duration::from_nanos(1));
         let path = path.map(|p| p.to_string()).unwrap_or_default();
@@ -175,17 +176,18 @@ impl Counters {
     }
 }
 
-/// With `VARVE_TRACE_REQUESTS` set, prints each request to stderr as it ends: its start and
-/// duration in ms since the first request of the process, and its object (a diagnostic of which
-/// requests waited on which).
-fn trace(start: Instant, end: Instant, path: &str, detail: &str) {
+/// With `VARVE_TRACE_REQUESTS` set, prints each request to stderr as it ends: its start (ms
+/// after the start of the first request to end in the process; 0 for one that started before it)
+/// and duration in ms, its object and `detail` (a diagnostic of which requests waited on which).
+fn trace(start: Instant, end: Instant, path: &str, detail: &dyn Fn() -> String) {
     static ON: std::sync::OnceLock<Option<Instant>> = std::sync::OnceLock::new();
     if let Some(epoch) = ON.get_or_init(|| std::env::var_os("VARVE_TRACE_REQUESTS").map(|_| start)) {
         let ms = |t: Instant| t.saturating_duration_since(*epoch).as_secs_f64() * 1000.0;
         eprintln!(
-            "request: start {:8.2} ms  took {:7.2} ms  {path} {detail}",
+            "request: start {:8.2} ms  took {:7.2} ms  {path} {}",
             ms(start),
-            (end - start).as_secs_f64() * 1000.0
+            (end - start).as_secs_f64() * 1000.0,
+            detail()
         );
     }
 }
@@ -312,10 +314,10 @@ impl ObjectStore for CountingStore {
             inc(&self.counters.bytes_read, bytes);
             self.latency.transfer(bytes).await;
         }
-        let detail = if head {
-            "HEAD".to_string()
-        } else {
-            format!("{:?}", r.range)
+        let range = r.range.clone();
+        let detail = move || match head {
+            true => "HEAD".to_string(),
+            false => format!("{range:?}"),
         };
         self.counters.record_with(start, Some(location), &detail);
         Ok(r)
