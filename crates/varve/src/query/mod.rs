@@ -20,6 +20,7 @@ pub(crate) mod footers;
 pub(crate) mod functions;
 pub(crate) mod gapfill;
 pub(crate) mod names;
+pub(crate) mod nan_guard;
 pub(crate) mod newest;
 pub(crate) mod newest_buckets;
 pub(crate) mod newest_scan;

@@ -328,8 +328,37 @@ impl VarveTable {
             true => prune_only.extend(long_lists),
             false => filters.extend(long_lists),
         }
+        // Float columns that may hold NaN in a scanned file: a filter that NaN satisfies never
+        // prunes by their Parquet statistics, which leave NaN out (`query::nan_guard`).
+        let nan = match &live {
+            Some(files) => crate::query::nan_guard::nan_columns(&self.schema, files),
+            None => Default::default(),
+        };
+        let prunes_safely = |f: &Expr| crate::query::nan_guard::prunes_safely(f, &nan);
+        if !nan.is_empty() && (self.env.top_k || filters.iter().chain(&prune_only).any(|f| !prunes_safely(f))) {
+            // DataFusion prunes row groups, pages and bloom filters by the whole predicate (and a
+            // top-k's dynamic filter): off for this scan; the pruning at planning below keeps the
+            // filters that prune safely.
+            let mut options = source.table_parquet_options().clone();
+            options.global.pruning = false;
+            options.global.enable_page_index = false;
+            options.global.bloom_filter_on_read = false;
+            source = source.with_table_parquet_options(options);
+        }
+        let prune_only: Vec<Expr> = prune_only
+            .into_iter()
+            .flat_map(datafusion::logical_expr::utils::split_conjunction_owned)
+            .filter(|f| prunes_safely(f))
+            .collect();
         // Every filter, for pruning row groups by statistics at planning.
-        let row_group_pruning = conjunction(filters.iter().cloned().chain(prune_only.iter().cloned()));
+        let row_group_pruning = conjunction(
+            filters
+                .iter()
+                .cloned()
+                .flat_map(datafusion::logical_expr::utils::split_conjunction_owned)
+                .filter(|f| prunes_safely(f))
+                .chain(prune_only.iter().cloned()),
+        );
         let file_pruning = match prune_only.is_empty() {
             false => row_group_pruning.clone(),
             true => None,
@@ -689,7 +718,7 @@ impl PartitionStream for DeleteStream {
         let pred = self.pred.clone();
         let schema = self.schema.clone();
         let run = async move {
-            let r = delete::delete(&env.storage, &env.cache, &ident, pred.as_ref()).await?;
+            let r = delete::delete(&env.storage, &env.cache, &ident, pred.as_ref(), "delete").await?;
             let batch = arrow::array::RecordBatch::try_new(
                 schema,
                 vec![Arc::new(arrow::array::UInt64Array::from(vec![r.rows_deleted]))],

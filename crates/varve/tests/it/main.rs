@@ -14,6 +14,7 @@ mod gapfill;
 mod head_object;
 mod last_value;
 mod maintain;
+mod nan;
 mod newest_buckets;
 mod output_ordering;
 mod read_ahead;

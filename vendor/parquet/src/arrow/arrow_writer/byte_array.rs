@@ -292,6 +292,7 @@ impl FallbackEncoder {
             min_value,
             max_value,
             variable_length_bytes,
+            has_nan: false,
         })
     }
 }
@@ -414,6 +415,7 @@ impl DictEncoder {
             min_value,
             max_value,
             variable_length_bytes,
+            has_nan: false,
         }
     }
 }

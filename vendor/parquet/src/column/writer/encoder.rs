@@ -66,6 +66,9 @@ pub struct DataPageValues<T> {
     pub min_value: Option<T>,
     pub max_value: Option<T>,
     pub variable_length_bytes: Option<i64>,
+    /// Varve: the page holds a NaN, so `min_value` and `max_value` are left out (a bound that
+    /// leaves NaN out would let a reader prune the page for `v > x` or `v != x`).
+    pub has_nan: bool,
 }
 
 /// A generic encoder of [`ColumnValues`] to data and dictionary pages used by
@@ -137,6 +140,8 @@ pub struct ColumnValueEncoderImpl<T: DataType> {
     statistics_enabled: EnabledStatistics,
     min_value: Option<T::T>,
     max_value: Option<T::T>,
+    /// Varve: a value of the current page is NaN.
+    has_nan: bool,
     bloom_filter: Option<Sbbf>,
     bloom_filter_target_fpp: f64,
     variable_length_bytes: Option<i64>,
@@ -156,6 +161,9 @@ impl<T: DataType> ColumnValueEncoderImpl<T> {
             // INTERVAL, Geometry, and Geography have undefined sort order, so don't write min/max stats for them
             && self.descr.converted_type() != ConvertedType::INTERVAL
         {
+            if !self.has_nan {
+                self.has_nan = slice.iter().any(|v| is_nan(&self.descr, v));
+            }
             if let Some(accumulator) = self.geo_stats_accumulator.as_deref_mut() {
                 update_geo_stats_accumulator(accumulator, slice.iter());
             } else if let Some((min, max)) = self.min_max(slice, None) {
@@ -222,6 +230,7 @@ impl<T: DataType> ColumnValueEncoder for ColumnValueEncoderImpl<T> {
             bloom_filter_target_fpp,
             min_value: None,
             max_value: None,
+            has_nan: false,
             variable_length_bytes: None,
             geo_stats_accumulator,
         })
@@ -315,9 +324,10 @@ impl<T: DataType> ColumnValueEncoder for ColumnValueEncoderImpl<T> {
             buf,
             encoding,
             num_values: std::mem::take(&mut self.num_values),
-            min_value: self.min_value.take(),
-            max_value: self.max_value.take(),
+            min_value: self.min_value.take().filter(|_| !self.has_nan),
+            max_value: self.max_value.take().filter(|_| !self.has_nan),
             variable_length_bytes: self.variable_length_bytes.take(),
+            has_nan: std::mem::take(&mut self.has_nan),
         })
     }
 

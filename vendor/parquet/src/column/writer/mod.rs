@@ -259,6 +259,8 @@ struct ColumnMetrics<T: Default> {
     data_page_offset: Option<u64>,
     min_column_value: Option<T>,
     max_column_value: Option<T>,
+    /// Varve: a page of the chunk holds NaN, so the chunk's min/max are left out.
+    has_nan: bool,
     num_column_nulls: u64,
     column_distinct_count: Option<u64>,
     variable_length_bytes: Option<i64>,
@@ -1019,6 +1021,7 @@ impl<'a, E: ColumnValueEncoder> GenericColumnWriter<'a, E> {
 
         self.column_metrics.num_column_nulls += self.page_metrics.num_page_nulls;
 
+        self.column_metrics.has_nan |= values_data.has_nan;
         let page_statistics = match (values_data.min_value, values_data.max_value) {
             (Some(min), Some(max)) => {
                 // Update chunk level statistics
@@ -1202,9 +1205,11 @@ impl<'a, E: ColumnValueEncoder> GenericColumnWriter<'a, E> {
         if self.statistics_enabled != EnabledStatistics::None {
             let backwards_compatible_min_max = self.descr.sort_order().is_signed();
 
+            // Varve: no bounds for a chunk that holds NaN (they would leave it out).
+            let has_nan = self.column_metrics.has_nan;
             let statistics = ValueStatistics::<E::T>::new(
-                self.column_metrics.min_column_value.clone(),
-                self.column_metrics.max_column_value.clone(),
+                self.column_metrics.min_column_value.clone().filter(|_| !has_nan),
+                self.column_metrics.max_column_value.clone().filter(|_| !has_nan),
                 self.column_metrics.column_distinct_count,
                 Some(self.column_metrics.num_column_nulls),
                 false,
