@@ -4,7 +4,9 @@
 //! (`true`/`false`, any case), 64-bit integers (that fit), floats (decimal or exponent notation and
 //! the usual spellings of infinity and NaN: `inf`, `+inf`, `Infinity`, `-Infinity`, `NaN`, any
 //! case), dates `YYYY-MM-DD`, timestamps `YYYY-MM-DD[T ]HH:MM:SS[.f][zone]` with the unit their
-//! fraction needs; anything else, or a mix, is text. A column with no values is `Null`.
+//! fraction needs; anything else, or a mix, is text. A number with a leading zero (`007`,
+//! `-012`, `00.5`) or a plus sign (`+5`) is text: a code or identifier, which a number would
+//! change (the same rule as `varve ingest`'s CSV records). A column with no values is `Null`.
 
 use arrow::datatypes::{DataType, TimeUnit};
 
@@ -230,9 +232,21 @@ fn timestamp_bit(v: &str) -> u16 {
     TS_S
 }
 
+/// Whether `v` is a number spelled with a leading zero (`007`, `-012`, `00.5`): a code, an
+/// identifier or a zip code, whose zeros a number would drop.
+fn leading_zero(v: &str) -> bool {
+    let unsigned = v.strip_prefix('-').unwrap_or(v);
+    let b = unsigned.as_bytes();
+    b.len() > 1 && b[0] == b'0' && b[1].is_ascii_digit()
+}
+
 fn classify(v: &str) -> u16 {
     if v.eq_ignore_ascii_case("true") || v.eq_ignore_ascii_case("false") {
         return BOOL;
+    }
+    // A number that would lose its leading zeros is text: reading `007` as 7 changes it.
+    if leading_zero(v) {
+        return TEXT;
     }
     let unsigned = v.strip_prefix('-').unwrap_or(v);
     if digits(unsigned) {
@@ -309,6 +323,23 @@ mod tests {
         for v in ["a", "b", "c", "d", "e", "f"] {
             g.update(v);
         }
+        assert!(g.mostly_typed().is_none());
+    }
+
+    #[test]
+    fn leading_zeros_and_plus_signs_stay_text() {
+        for v in ["007", "012", "-01", "00.5", "0001e3", "+5", "+1.5"] {
+            assert_eq!(infer(&["1", v]), DataType::Utf8, "{v}");
+        }
+        for v in ["0", "-0", "0.5", "-0.25", "0e3", "10"] {
+            assert_ne!(infer(&["1", v]), DataType::Utf8, "{v}");
+        }
+        // Codes with one stray spelling are not "mostly numbers": no advice that would drop zeros.
+        let mut g = Guess::default();
+        for v in ["007", "012", "100", "A12"] {
+            g.update(v);
+        }
+        assert_eq!(g.data_type(), DataType::Utf8);
         assert!(g.mostly_typed().is_none());
     }
 
