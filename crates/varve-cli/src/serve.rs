@@ -157,6 +157,19 @@ pub(crate) async fn run(lake: Lake, args: ServeArgs, file: ServeFile) -> varve::
         ..ServerConfig::default()
     };
     let open = config.tokens.is_none() && (!http.ip().is_loopback() || pg.is_some_and(|a| !a.ip().is_loopback()));
+    let token_note = match (&config.tokens, &token_file) {
+        (Some(t), Some(f)) => Some(format!(
+            "varve serve: tokens on: {} loaded from {}{}",
+            t.len(),
+            f.display(),
+            if allow_anonymous_read {
+                " (reads without a token allowed)"
+            } else {
+                ""
+            }
+        )),
+        _ => None,
+    };
     let url = lake.url().to_string();
     let server = Server::bind(lake, config).await.map_err(|e| invalid(e.to_string()))?;
     eprintln!("varve serve: lake {url}");
@@ -170,6 +183,9 @@ pub(crate) async fn run(lake: Lake, args: ServeArgs, file: ServeFile) -> varve::
             addr.ip(),
             addr.port()
         );
+    }
+    if let Some(note) = token_note {
+        eprintln!("{note}");
     }
     if open {
         eprintln!(

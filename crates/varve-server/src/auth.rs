@@ -133,6 +133,16 @@ impl std::fmt::Debug for Tokens {
 }
 
 impl Tokens {
+    /// How many tokens the server accepts.
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    /// Whether there is no token.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
     /// The tokens of a token file.
     ///
     /// Errors: the file cannot be read, a line is not a token entry (naming the file and line), or
@@ -294,7 +304,14 @@ pub(crate) struct Grant {
     pub(crate) namespace: Option<String>,
     /// Whether a token was presented and accepted (not an anonymous read or an open server).
     pub(crate) token: bool,
+    /// Whether a token was presented and not accepted (unknown, revoked or mistyped): a refusal
+    /// says so rather than that a token is missing.
+    pub(crate) rejected: bool,
 }
+
+/// What a refused request is told when the token it gave is not one the server accepts.
+pub(crate) const REJECTED_TOKEN: &str = "the token given is not valid here: unknown, revoked, or not sent as \
+     `Authorization: Bearer <token>` (`varve token ls` lists the server's tokens)";
 
 /// The grant of a request with `Authorization` header `header`.
 pub(crate) fn grant(tokens: Option<&Tokens>, anonymous_read: bool, header: Option<&str>) -> Grant {
@@ -303,6 +320,7 @@ pub(crate) fn grant(tokens: Option<&Tokens>, anonymous_read: bool, header: Optio
             scope: Some(Scope::Write),
             namespace: None,
             token: false,
+            rejected: false,
         };
     };
     // `Token <token>` is InfluxDB 2's scheme, which its client libraries and Telegraf send.
@@ -316,11 +334,13 @@ pub(crate) fn grant(tokens: Option<&Tokens>, anonymous_read: bool, header: Optio
             scope: Some(e.scope),
             namespace: e.namespace.clone(),
             token: true,
+            rejected: false,
         },
         None => Grant {
             scope: anonymous_read.then_some(Scope::Read),
             namespace: None,
             token: false,
+            rejected: header.is_some(),
         },
     }
 }
@@ -332,6 +352,7 @@ impl Grant {
             scope: Some(entry.scope),
             namespace: entry.namespace.clone(),
             token: true,
+            rejected: false,
         }
     }
 
@@ -358,6 +379,7 @@ impl Grant {
                     "this token may only read (scope read): this statement changes data".into(),
                 ))
             }
+            _ if self.rejected => return Err(Refusal::NeedsToken(REJECTED_TOKEN.into())),
             _ => {
                 return Err(Refusal::NeedsToken(
                     "this statement changes data and needs a token with scope write".into(),

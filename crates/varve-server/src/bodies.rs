@@ -62,6 +62,27 @@ impl BodyFormat {
     }
 }
 
+/// How to send `body` when it looks like another format than line protocol (CSV: a first line
+/// of comma-separated words without `=`; NDJSON: a first line starting `{`; Parquet: `PAR1`),
+/// for the error of a body read as line protocol because nothing named its format.
+pub(crate) fn format_hint(body: &[u8]) -> Option<&'static str> {
+    if body.starts_with(b"PAR1") {
+        return Some("send Parquet with Content-Type: application/vnd.apache.parquet, or ?format=parquet");
+    }
+    let text = String::from_utf8_lossy(&body[..body.len().min(4096)]);
+    let first = text
+        .lines()
+        .map(str::trim)
+        .find(|l| !l.is_empty() && !l.starts_with('#'))?;
+    if first.starts_with('{') {
+        return Some("send NDJSON with Content-Type: application/x-ndjson, or ?format=ndjson");
+    }
+    if first.contains(',') && !first.contains('=') {
+        return Some("send CSV with Content-Type: text/csv, or ?format=csv");
+    }
+    None
+}
+
 /// The body after its `Content-Encoding`: as it is for none or `identity`, inflated for `gzip`,
 /// at most `limit` bytes either way.
 ///

@@ -167,6 +167,14 @@ fn check_access(state: &AppState, headers: &HeaderMap, needed: Scope) -> Result<
     let header = headers.get(header::AUTHORIZATION).and_then(|v| v.to_str().ok());
     let cfg = &state.0.config;
     let grant = auth::grant(cfg.tokens.as_ref(), cfg.allow_anonymous_read, header);
+    // A token was given but is not one the server accepts: say so, not that one is missing.
+    if grant.rejected && grant.scope.is_none_or(|s| s < needed) {
+        return Err(ApiError::new(
+            StatusCode::UNAUTHORIZED,
+            "unauthorized",
+            auth::REJECTED_TOKEN,
+        ));
+    }
     match grant.scope {
         Some(s) if s >= needed => Ok(grant),
         Some(_) if grant.token => Err(ApiError::new(
@@ -602,7 +610,14 @@ async fn run_write(
         }
     }
     let unit = crate::write::precision(q.precision.as_deref()).map_err(bad)?;
-    let text = std::str::from_utf8(&body).map_err(|e| bad(format!("the body is not UTF-8 text: {e}")))?;
+    // Read as line protocol because nothing named another format: a body that is plainly CSV,
+    // NDJSON or Parquet gets told how to say so.
+    let guessed = q.format.is_none() && headers.get(header::CONTENT_TYPE).is_none_or(|v| v != "text/plain");
+    let hint = |m: String| match guessed.then(|| crate::bodies::format_hint(&body)).flatten() {
+        Some(h) => format!("{m} (the body was read as line protocol, the default: {h})"),
+        None => m,
+    };
+    let text = std::str::from_utf8(&body).map_err(|e| bad(hint(format!("the body is not UTF-8 text: {e}"))))?;
     let now = chrono::Utc::now();
     let now = match unit {
         varve::arrow::datatypes::TimeUnit::Second => now.timestamp(),
@@ -610,7 +625,7 @@ async fn run_write(
         varve::arrow::datatypes::TimeUnit::Microsecond => now.timestamp_micros(),
         varve::arrow::datatypes::TimeUnit::Nanosecond => now.timestamp_micros() * 1000,
     };
-    let parsed = crate::write::parse(text, now, route == "/v1/write").map_err(bad)?;
+    let parsed = crate::write::parse(text, now, route == "/v1/write").map_err(|m| bad(hint(m)))?;
     let table_of: Box<dyn Fn(&str) -> String + Send + Sync> = match (route, &q.table, &q.bucket) {
         ("/v1/write", Some(t), _) => {
             let t = t.clone();

@@ -281,6 +281,7 @@ impl CopyHandler for PgConn {
             return Err(user_error("08P01", "copy data without a COPY statement"));
         };
         let rows = self.finish_copy(copy).await?;
+        self.committed(format!("COPY ({rows} rows)"));
         client
             .send(PgWireBackendMessage::CommandComplete(
                 Tag::new("COPY").with_rows(rows).into(),

@@ -115,9 +115,11 @@ impl PgServer {
                 scope: None,
                 namespace: None,
                 token: false,
+                rejected: false,
             }),
             copy: Mutex::new(None),
             cancel: tokio::sync::watch::channel(0).0,
+            block: Mutex::new(query::Block::default()),
         });
         Ok(Handlers {
             extended: Arc::new(query::Extended(conn.clone())),

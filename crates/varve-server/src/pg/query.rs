@@ -1,6 +1,7 @@
 //! The statements of one PostgreSQL connection, by the simple and the extended query protocols
 //! (PostgreSQL's "Message Flow" chapter): each statement is classified ([`Kind`]); transaction
-//! control is accepted (every statement commits on its own), run-time parameters are kept per
+//! control is accepted (every statement commits on its own, and a `ROLLBACK` after a write is
+//! refused: [`Block`]), run-time parameters are kept per
 //! connection, and everything else runs in the connection's Varve session within the server's
 //! limits, its rows encoded by `arrow-pg` as text or binary as the client asks.
 
@@ -43,6 +44,64 @@ pub(crate) struct PgConn {
     pub(crate) copy: Mutex<Option<super::copy::PendingCopy>>,
     /// Counts cancel requests; a statement ends when it changes (`cancel`).
     pub(crate) cancel: tokio::sync::watch::Sender<u64>,
+    /// The writes committed since `BEGIN` ([`Block`]).
+    pub(crate) block: Mutex<Block>,
+}
+
+/// A transaction block (`BEGIN` ... `COMMIT` / `ROLLBACK`) as Varve keeps it: every statement
+/// commits when it runs, so a `ROLLBACK` after a write cannot undo it. It is refused with an
+/// error that says what was committed, never answered as if it had undone anything.
+#[derive(Debug, Default)]
+pub(crate) struct Block {
+    /// Inside `BEGIN` ... `COMMIT` / `ROLLBACK`.
+    open: bool,
+    /// Tags of the writes committed inside the block (`INSERT 0 5`, `COPY 3`), oldest first.
+    committed: Vec<String>,
+}
+
+impl PgConn {
+    /// Notes a write that committed (its command tag), for a later `ROLLBACK` of the block.
+    pub(crate) fn committed(&self, tag: String) {
+        if let Ok(mut b) = self.block.lock() {
+            if b.open {
+                b.committed.push(tag);
+            }
+        }
+    }
+
+    /// `BEGIN`, `COMMIT` and `ROLLBACK`.
+    fn transaction(&self, kind: &Kind) -> PgWireResult<Response> {
+        let mut b = self.block.lock().unwrap_or_else(|p| p.into_inner());
+        match kind {
+            Kind::Begin => {
+                b.open = true;
+                b.committed.clear();
+                Ok(Response::TransactionStart(Tag::new("BEGIN")))
+            }
+            Kind::Commit => {
+                *b = Block::default();
+                Ok(Response::TransactionEnd(Tag::new("COMMIT")))
+            }
+            _ if b.committed.is_empty() => {
+                *b = Block::default();
+                Ok(Response::TransactionEnd(Tag::new("ROLLBACK")))
+            }
+            _ => {
+                // The block stays open (failed, as PostgreSQL leaves a block after an error); a
+                // second ROLLBACK ends it, with nothing left that it would claim to undo.
+                let writes = std::mem::take(&mut b.committed);
+                Err(user_error(
+                    "25000",
+                    format!(
+                        "ROLLBACK cannot undo {}: Varve commits each statement when it runs, so {} stored; \
+                         delete the rows to undo it (run ROLLBACK again to end the transaction block)",
+                        writes.join(", "),
+                        if writes.len() == 1 { "it is" } else { "they are" }
+                    ),
+                ))
+            }
+        }
+    }
 }
 
 impl std::fmt::Debug for PgConn {
@@ -64,7 +123,7 @@ pub(crate) enum Kind {
     Begin,
     /// `COMMIT` / `END`.
     Commit,
-    /// `ROLLBACK` / `ABORT`: nothing to undo, since each statement has committed.
+    /// `ROLLBACK` / `ABORT`: refused after a write in the block, which has committed ([`Block`]).
     Rollback,
     /// `SET name = value` of a PostgreSQL run-time parameter (kept for the connection).
     Set { name: String, value: String },
@@ -202,9 +261,7 @@ impl PgConn {
     {
         match &stmt.kind {
             Kind::Empty => Ok(Response::EmptyQuery),
-            Kind::Begin => Ok(Response::TransactionStart(Tag::new("BEGIN"))),
-            Kind::Commit => Ok(Response::TransactionEnd(Tag::new("COMMIT"))),
-            Kind::Rollback => Ok(Response::TransactionEnd(Tag::new("ROLLBACK"))),
+            Kind::Begin | Kind::Commit | Kind::Rollback => self.transaction(&stmt.kind),
             Kind::Ignored(tag) => Ok(Response::Execution(Tag::new(tag))),
             Kind::Copy => self.start_copy(&stmt.sql).await,
             Kind::Set { name, value } => {
@@ -281,6 +338,12 @@ impl PgConn {
                 m.scanned(read, total);
                 if let ("INSERT", Some(n)) = (tag.as_str(), count) {
                     m.write(n as u64, started.elapsed().as_secs_f64());
+                }
+                if tag != "SET" {
+                    self.committed(match count {
+                        Some(n) => format!("{tag} ({n} rows)"),
+                        None => tag.clone(),
+                    });
                 }
                 Ok(Response::Execution(match (tag.as_str(), count) {
                     ("INSERT", n) => Tag::new("INSERT").with_oid(0).with_rows(n.unwrap_or(0)),

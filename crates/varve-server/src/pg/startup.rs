@@ -113,6 +113,7 @@ impl StartupHandler for Startup {
                             scope: Some(Scope::Write),
                             namespace: None,
                             token: false,
+                            rejected: false,
                         };
                         return self.admit(client, grant).await;
                     }
@@ -121,6 +122,7 @@ impl StartupHandler for Startup {
                             scope: Some(Scope::Read),
                             namespace: None,
                             token: false,
+                            rejected: false,
                         };
                         return self.admit(client, grant).await;
                     }

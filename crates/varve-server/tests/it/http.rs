@@ -396,7 +396,12 @@ async fn tokens_guard_reads_and_writes() {
     assert_eq!((status, kind.as_str()), (401, "unauthorized"));
     assert!(msg.contains("needs a token"), "{msg}");
     let r = http.post(&url).bearer_auth("wrong").body(insert).send().await.unwrap();
-    assert_eq!(r.status(), 401);
+    let (status, _, msg) = error_of(r).await;
+    assert_eq!(status, 401);
+    assert!(
+        msg.contains("the token given is not valid"),
+        "a wrong token is named as such: {msg}"
+    );
     // With it the insert commits.
     let r = http.post(&url).bearer_auth(&secret).body(insert).send().await.unwrap();
     assert_eq!(r.status(), 200, "{}", r.text().await.unwrap());
@@ -431,6 +436,16 @@ async fn tokens_guard_reads_and_writes() {
         http.get(format!("{}/v1/tables", s.base)).send().await.unwrap().status(),
         401
     );
+    let r = http
+        .post(format!("{}/v1/sql", s.base))
+        .bearer_auth("revoked-or-mistyped")
+        .body("SELECT 1")
+        .send()
+        .await
+        .unwrap();
+    let (status, _, msg) = error_of(r).await;
+    assert_eq!(status, 401);
+    assert!(msg.contains("the token given is not valid"), "{msg}");
     assert_eq!(
         http.get(format!("{}/health", s.base)).send().await.unwrap().status(),
         200

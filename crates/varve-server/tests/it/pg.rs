@@ -423,3 +423,85 @@ async fn a_client_that_leaves_mid_stream_frees_its_slot() {
     assert!(m.contains("varve_queries_in_flight 0"), "{m}");
     s.stop().await;
 }
+
+/// `BEGIN; INSERT ...; ROLLBACK` from psql (issue 57): the INSERT committed when it ran, so the
+/// ROLLBACK is refused with an error that says so, never answered as an undo; a second ROLLBACK
+/// ends the block; a block without a write rolls back as PostgreSQL's does. DuckDB and PyIceberg
+/// read the inserted row, as the error said.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn rollback_after_a_write_is_refused_not_pretended() {
+    let backend = varve_testkit::Backend::local();
+    let lake = lake(std::path::Path::new(&backend.url())).await;
+    let before = lake.sql("SELECT count(*) FROM m.cpu").await.unwrap();
+    let before = before.batches[0]
+        .column(0)
+        .as_primitive::<arrow::datatypes::Int64Type>()
+        .value(0);
+    let (s, write, _) = start_with_tokens(lake.clone()).await;
+    let port = s.pg_port;
+    tokio::task::spawn_blocking(move || {
+        let insert = "INSERT INTO m.cpu VALUES (TIMESTAMP '2002-01-01T00:00:00Z', 'rolled', 1.0)";
+        let (ok, _, err) = psql(
+            port,
+            "varve",
+            Some(&write),
+            &["-c", "BEGIN", "-c", insert, "-c", "ROLLBACK"],
+        );
+        assert!(!ok, "ROLLBACK after a write must fail");
+        assert!(
+            err.contains("ROLLBACK cannot undo INSERT (1 rows)") && err.contains("commits each statement"),
+            "{err}"
+        );
+        // Without ON_ERROR_STOP, the second ROLLBACK ends the block.
+        let (_, out, err) = psql(
+            port,
+            "varve",
+            Some(&write),
+            &[
+                "-v",
+                "ON_ERROR_STOP=0",
+                "-c",
+                "BEGIN",
+                "-c",
+                insert,
+                "-c",
+                "ROLLBACK",
+                "-c",
+                "ROLLBACK",
+            ],
+        );
+        assert!(err.contains("ROLLBACK cannot undo"), "{err}");
+        assert!(out.trim_end().ends_with("ROLLBACK"), "{out}");
+        // A block that only read rolls back; one that wrote and committed commits.
+        let (ok, out, err) = psql(
+            port,
+            "varve",
+            Some(&write),
+            &[
+                "-c", "BEGIN", "-c", "SELECT 1", "-c", "ROLLBACK", "-c", "BEGIN", "-c", insert, "-c", "COMMIT",
+            ],
+        );
+        assert!(ok, "{err}");
+        assert!(out.contains("ROLLBACK") && out.trim_end().ends_with("COMMIT"), "{out}");
+    })
+    .await
+    .unwrap();
+    s.stop().await;
+    let fresh = backend.open();
+    let after = fresh
+        .sql("SELECT count(*) FROM m.cpu WHERE host = 'rolled'")
+        .await
+        .unwrap();
+    let after = after.batches[0]
+        .column(0)
+        .as_primitive::<arrow::datatypes::Int64Type>()
+        .value(0);
+    assert_eq!(after, 3, "every INSERT committed when it ran, as the errors said");
+    let total = fresh.sql("SELECT count(*) FROM m.cpu").await.unwrap();
+    let total = total.batches[0]
+        .column(0)
+        .as_primitive::<arrow::datatypes::Int64Type>()
+        .value(0);
+    assert_eq!(total, before + 3);
+    varve_testkit::assert_readers_agree(&fresh, &backend, "m", "cpu").await;
+}

@@ -330,8 +330,34 @@ async fn csv_ndjson_arrow_and_parquet_bodies_and_sql_parameters() {
     let mut w = parquet::arrow::ArrowWriter::try_new(&mut pq, schema.clone(), None).unwrap();
     w.write(&batch("parquet", 4.5)).unwrap();
     w.close().unwrap();
-    let (st, j) = post_body(&s.base, "table=m.cpu&format=parquet", "application/octet-stream", pq).await;
+    let (st, j) = post_body(
+        &s.base,
+        "table=m.cpu&format=parquet",
+        "application/octet-stream",
+        pq.clone(),
+    )
+    .await;
     assert_eq!((st, &j["tables"][0]["rows"]), (200, &serde_json::json!(1)), "{j}");
+    // Without a Content-Type the body is read as line protocol; a plain CSV, NDJSON or Parquet
+    // body is told how to say what it is (issue 57), and nothing is written.
+    for (body, hint) in [
+        (
+            b"ts,host,v\n1970-01-05T00:00:00Z,csv,1.5\n".to_vec(),
+            "Content-Type: text/csv",
+        ),
+        (b"{\"ts\":\"1970-01-05T00:00:00Z\"}\n".to_vec(), "application/x-ndjson"),
+        (pq, "application/vnd.apache.parquet"),
+    ] {
+        let r = reqwest::Client::new()
+            .post(format!("{}/v1/write?table=m.cpu", s.base))
+            .body(body)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status(), 400);
+        let text = r.text().await.unwrap();
+        assert!(text.contains("read as line protocol") && text.contains(hint), "{text}");
+    }
     // A retry with the same batch id writes nothing.
     let retry = reqwest::Client::new()
         .post(format!("{}/v1/write?table=m.cpu", s.base))
