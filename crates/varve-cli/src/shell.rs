@@ -23,8 +23,9 @@ Statements end with ; and may span lines. Shell commands:
   .schema [TABLE]      CREATE TABLE statements (every table when none is named)
   .mode MODE           output format: table, csv, json or ndjson
   .timer on|off        print each statement's run time
-  .help                this text
-  .quit                leave (also .exit, or Ctrl-D)";
+  .help                this text (also help, \\?)
+  .quit                leave (also .exit, exit, quit, \\q, or Ctrl-D)
+psql's \\dt and \\d list the tables, \\d TABLE shows one.";
 
 /// Runs SQL statements in one session and prints their results.
 pub(crate) struct Shell<'a> {
@@ -40,6 +41,8 @@ pub(crate) struct Shell<'a> {
     /// Statements run so far (for error messages).
     count: usize,
     quit: bool,
+    /// Typed at a prompt ([`Shell::interactive`]), not read from a script.
+    interactive: bool,
 }
 
 impl<'a> Shell<'a> {
@@ -53,6 +56,7 @@ impl<'a> Shell<'a> {
             pending: String::new(),
             count: 0,
             quit: false,
+            interactive: false,
         }
     }
 
@@ -92,6 +96,12 @@ impl<'a> Shell<'a> {
             self.pending.clear();
             return self.command(line.trim()).await;
         }
+        if self.pending.trim().is_empty() {
+            if let Some(command) = psql_word(line) {
+                self.pending.clear();
+                return self.command(&command?).await;
+            }
+        }
         self.pending.push_str(line);
         self.pending.push('\n');
         // An unterminated string or quoted name may end on a later line.
@@ -124,7 +134,9 @@ impl<'a> Shell<'a> {
     async fn statement(&mut self, sql: &str) -> Result<()> {
         self.count += 1;
         let started = Instant::now();
-        let n = self.count;
+        // A script's error names its statement; at the shell's prompt the statement is the one
+        // just typed.
+        let n = if self.interactive { 0 } else { self.count };
         let r = self
             .session
             .sql(sql)
@@ -208,6 +220,7 @@ impl<'a> Shell<'a> {
         use rustyline::error::ReadlineError;
         use rustyline::history::History;
 
+        self.interactive = true;
         let mut editor = rustyline::DefaultEditor::new()
             .map_err(|e| Error::invalid(format!("cannot start the line editor: {e}")))?;
         let _ = editor.history_mut().set_max_len(HISTORY_LINES);
@@ -250,6 +263,31 @@ impl<'a> Shell<'a> {
         }
         Ok(())
     }
+}
+
+/// The shell command that a word people type at psql's or another shell's prompt stands for:
+/// `exit`, `quit` and `\q` leave, `help`, `\?` and `\h` print the help, `\dt` and `\d` list
+/// the tables, `\d TABLE` shows its `CREATE TABLE`; another psql command is an error that says
+/// what to type. `None` for a line that is not one of these (it is SQL).
+fn psql_word(line: &str) -> Option<Result<String>> {
+    let line = line.trim().trim_end_matches(';').trim();
+    let mut words = line.split_whitespace();
+    let first = words.next()?;
+    let rest: Vec<&str> = words.collect();
+    let command = match (first.to_ascii_lowercase().as_str(), rest.as_slice()) {
+        ("exit" | "quit" | "\\q", []) => ".quit".to_string(),
+        ("help" | "\\?" | "\\h", _) => ".help".to_string(),
+        ("\\dt" | "\\d" | "\\dt+" | "\\d+", []) => ".tables".to_string(),
+        ("\\d" | "\\d+", [table]) => format!(".schema {table}"),
+        (c, _) if c.starts_with('\\') => {
+            return Some(Err(Error::invalid(format!(
+                "{first} is a psql command; this shell's commands start with a dot (.tables, .schema TABLE, \
+                 .quit): .help lists them"
+            ))))
+        }
+        _ => return None,
+    };
+    Some(Ok(command))
 }
 
 /// Whether `varve sql` without a statement should open the interactive shell.

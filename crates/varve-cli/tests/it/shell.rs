@@ -156,7 +156,8 @@ fn the_interactive_shell_on_a_terminal() {
         "SELECT nosuch FROM m.t;",
         ".mode csv",
         "SELECT v AS answer FROM m.t;",
-        ".quit",
+        "\\dt",
+        "\\q",
     ];
     for (k, line) in lines.iter().enumerate() {
         let deadline = Instant::now() + Duration::from_secs(60);
@@ -175,11 +176,54 @@ fn the_interactive_shell_on_a_terminal() {
     let status = child.wait().unwrap();
     reader.join().unwrap();
     let screen = screen.lock().unwrap().replace('\r', "");
-    assert!(status.success(), "the shell exits 0 on .quit:\n{screen}");
+    assert!(status.success(), "the shell exits 0 on \\q:\n{screen}");
     assert!(screen.contains("created table m.t"), "{screen}");
     assert!(screen.contains("  ...> "), "a continuation prompt: {screen}");
     assert!(screen.contains("1 row"), "the insert's count: {screen}");
     assert!(screen.contains("\nm.t\n"), ".tables lists it: {screen}");
     assert!(screen.contains("nosuch"), "the error names the column: {screen}");
+    assert!(
+        !screen.contains("statement 4"),
+        "an error at the prompt is not numbered as a script's: {screen}"
+    );
+    assert_eq!(
+        screen.matches("\nm.t\n").count(),
+        2,
+        ".tables and \\dt list it: {screen}"
+    );
     assert!(screen.contains("answer\n42\n"), ".mode csv then the answer: {screen}");
+}
+
+/// What psql users type works, or says what to type (issue 57): `exit`, `quit` and `\q` leave,
+/// `help` helps, `\dt` and `\d TABLE` show the tables, another psql command names the dot
+/// commands.
+#[test]
+fn psql_words_in_the_shell() {
+    let dir = tempfile::tempdir().unwrap();
+    let lake = dir.path().join("lake");
+    std::fs::create_dir(&lake).unwrap();
+    let lake = lake.to_str().unwrap();
+    varve_ok(&[
+        "--lake",
+        lake,
+        "sql",
+        "CREATE TABLE m.t (ts TIMESTAMP, v INT) WITH (time_column = 'ts')",
+    ]);
+    let o = with_stdin(
+        &["--lake", lake, "sql", "-"],
+        "\\dt\n\\d m.t\nhelp\nquit\nSELECT nosuch;\n",
+    );
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "quit leaves before the bad statement: {out}");
+    assert!(out.contains("m.t\n"), "{out}");
+    assert!(out.contains("CREATE TABLE m.t"), "{out}");
+    assert!(out.contains(".tables"), "help prints the commands: {out}");
+    for word in ["exit", "\\q", "exit;"] {
+        let o = with_stdin(&["--lake", lake, "sql", "-"], &format!("{word}\nSELECT nosuch;\n"));
+        assert!(o.status.success(), "{word} leaves");
+    }
+    let o = with_stdin(&["--lake", lake, "sql", "-"], "\\x\n");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success());
+    assert!(err.contains("\\x is a psql command") && err.contains(".help"), "{err}");
 }
