@@ -26,7 +26,7 @@ pub(crate) struct MaintainArgs {
     /// Do not merge small files.
     #[arg(long)]
     pub(crate) no_compact: bool,
-    /// Do not drop files older than the table's varve.retention.
+    /// Do not remove rows older than the table's varve.retention.
     #[arg(long)]
     pub(crate) no_retention: bool,
     /// Do not expire old snapshots.
@@ -48,6 +48,10 @@ pub(crate) struct MaintainArgs {
     /// Expire snapshots older than this instead of the table's varve.snapshot-retention (e.g. 0s).
     #[arg(long, value_name = "DURATION")]
     pub(crate) snapshot_retention: Option<String>,
+    /// Let retention drop every row of a table (without it, a table whose every row is past its
+    /// varve.retention keeps them, and the run says so).
+    #[arg(long)]
+    pub(crate) yes: bool,
     /// Print the reports as JSON (one object per table, in an array).
     #[arg(long)]
     pub(crate) json: bool,
@@ -83,6 +87,7 @@ pub(crate) async fn run(lake: &Lake, args: MaintainArgs) -> Result<()> {
         expire: !args.no_expire,
         orphans: !args.no_orphans,
         rollups: !args.no_rollups,
+        drop_all_rows: args.yes,
         dry_run: args.dry_run,
         orphan_age: duration_arg("--orphan-age", &args.orphan_age)?,
         snapshot_retention: args
@@ -252,6 +257,23 @@ pub(crate) async fn alter(lake: &Lake, args: AlterArgs) -> Result<()> {
     }
     for k in &args.unset {
         out!("{ident}: {k} removed");
+    }
+    if set.contains_key("varve.retention") {
+        // What the new retention hides now, and what other engines read until maintenance.
+        let i = lake.info(&args.table).await?;
+        if let Some(n) = i.rows_past_retention {
+            out!(
+                "{ident}: the retention hides {n} of {} rows from Varve's queries now; `varve maintain` removes them \
+                 from the table (other engines read them until then)",
+                i.rows
+            );
+            if n > 0 && n == i.rows {
+                eprintln!("warning: every row of {ident} is older than the retention: `varve maintain` will ask for --yes before it drops them all");
+            }
+        }
+        if let Some(w) = &i.retention_warning {
+            eprintln!("warning: {w}");
+        }
     }
     Ok(())
 }

@@ -224,6 +224,14 @@ pub(crate) async fn print_info(
         None => outln!("kind         plain table (no time column)"),
     }
     outln!("rows         {}", i.rows);
+    if let Some(n) = i.rows_past_retention.filter(|n| *n > 0) {
+        outln!(
+            "past retention {n} rows: Varve's queries hide them; other engines read them until `varve maintain` removes them"
+        );
+    }
+    if let Some(w) = &i.retention_warning {
+        outln!("warning      {w}");
+    }
     outln!("data files   {}", i.live_files);
     outln!("bytes        {} ({})", i.bytes, human_bytes(i.bytes));
     outln!("manifests    {}", i.manifests);
@@ -321,6 +329,10 @@ fn info_result(i: &varve::TableInfo) -> Result<QueryResult> {
     columns_result(vec![
         ("table", text(Some(&i.table))),
         ("rows", u(i.rows)),
+        (
+            "rows_past_retention",
+            Arc::new(UInt64Array::from(vec![i.rows_past_retention])),
+        ),
         ("live_files", u(i.live_files)),
         ("delete_files", u(i.delete_files)),
         ("bytes", u(i.bytes)),

@@ -399,7 +399,7 @@ impl NativeLake {
     }
 
     /// Runs maintenance; returns the report as a dict.
-    #[pyo3(signature = (name, compact=true, retention=true, expire=true, orphans=true, dry_run=false, orphan_age=None, snapshot_retention=None, rollups=true))]
+    #[pyo3(signature = (name, compact=true, retention=true, expire=true, orphans=true, dry_run=false, orphan_age=None, snapshot_retention=None, rollups=true, drop_all_rows=false))]
     #[allow(clippy::too_many_arguments)]
     fn maintain<'py>(
         &self,
@@ -413,6 +413,7 @@ impl NativeLake {
         orphan_age: Option<String>,
         snapshot_retention: Option<String>,
         rollups: bool,
+        drop_all_rows: bool,
     ) -> PyResult<Bound<'py, PyAny>> {
         let duration = |v: Option<String>, what: &str| -> PyResult<Option<Duration>> {
             v.map(|v| varve::parse_duration(&v).map_err(|e| invalid(format!("{what}={v:?}: {}", e.message()))))
@@ -423,6 +424,7 @@ impl NativeLake {
             retention,
             expire,
             orphans,
+            drop_all_rows,
             rollups,
             dry_run,
             orphan_age: duration(orphan_age, "orphan_age")?.unwrap_or(varve::DEFAULT_ORPHAN_AGE),

@@ -8,6 +8,7 @@
 
 #![warn(missing_docs)]
 
+pub mod hook;
 pub mod kafka;
 pub mod store;
 

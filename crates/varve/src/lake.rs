@@ -54,6 +54,14 @@ pub struct TableDescription {
 pub struct TableInfo {
     /// The table's name, `namespace.table`.
     pub table: String,
+    /// With `varve.retention` set: rows the current snapshot still holds that are older than
+    /// the retention. Varve's queries hide them; other engines (DuckDB, PyIceberg, Spark) read
+    /// them until `varve maintain` removes them from the snapshot.
+    pub rows_past_retention: Option<u64>,
+    /// A warning about the table's retention, when there is one to give (a partition coarser
+    /// than the retention: maintenance rewrites each straddling file to drop old rows, instead
+    /// of dropping whole files).
+    pub retention_warning: Option<String>,
     /// Rows in the current snapshot.
     pub rows: u64,
     /// Live data files.
@@ -711,9 +719,33 @@ impl Lake {
             us.and_then(chrono::DateTime::from_timestamp_micros)
                 .map(|d| d.to_rfc3339_opts(chrono::SecondsFormat::AutoSi, true))
         };
+        let rows: u64 = files.iter().map(|f| f.record_count()).sum();
+        let retention = properties::MaintenanceSettings::from_properties(md.properties())
+            .ok()
+            .and_then(|s| s.retention);
+        let rows_past_retention = match (retention, files.is_empty()) {
+            (Some(_), false) => {
+                let r = self.sql(&format!("SELECT count(*) FROM {}", table_sql(&ident))).await?;
+                let visible = r
+                    .batches
+                    .first()
+                    .and_then(|b| {
+                        b.column(0)
+                            .as_any()
+                            .downcast_ref::<arrow::array::Int64Array>()
+                            .map(|a| a.value(0))
+                    })
+                    .unwrap_or(0) as u64;
+                Some(rows.saturating_sub(visible))
+            }
+            (Some(_), true) => Some(0),
+            (None, _) => None,
+        };
         Ok(TableInfo {
             table: ident.to_string(),
-            rows: files.iter().map(|f| f.record_count()).sum(),
+            rows_past_retention,
+            retention_warning: retention.and_then(|r| properties::retention_warning(&contract, r)),
+            rows,
             live_files: files.len() as u64,
             delete_files: 0,
             bytes: files.iter().map(|f| f.file_size_in_bytes()).sum(),
@@ -729,7 +761,9 @@ impl Lake {
             properties: md
                 .properties()
                 .iter()
-                .filter(|(k, _)| k.as_str() != properties::PROP_BATCH_IDS)
+                .filter(|(k, _)| {
+                    k.as_str() != properties::PROP_BATCH_IDS && k.as_str() != properties::PROP_ORPHAN_FENCE
+                })
                 .map(|(k, v)| (k.clone(), v.clone()))
                 .collect(),
         })

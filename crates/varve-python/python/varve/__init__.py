@@ -241,8 +241,9 @@ class Table:
         orphan_age: Optional[str] = None,
         snapshot_retention: Optional[str] = None,
         rollups: bool = True,
+        drop_all_rows: bool = False,
     ) -> Dict[str, Any]:
-        """Maintains the table: drops files past ``varve.retention``, merges small files, refreshes
+        """Maintains the table: removes rows past ``varve.retention``, merges small files, refreshes
         its rollups, expires old snapshots and deletes unreferenced files (each part can be turned
         off).
 
@@ -251,6 +252,8 @@ class Table:
             orphan_age: leave unreferenced files younger than this alone (default ``"1h"``).
             snapshot_retention: expire snapshots older than this instead of the table's
                 ``varve.snapshot-retention`` (e.g. ``"0s"``).
+            drop_all_rows: let retention remove every row of the table (without it, a table whose
+                every row is past its retention keeps them, and ``skipped`` says so).
 
         Returns:
             ``{"table", "dry_run", "files_before", "files_after", "bytes_before", "bytes_after",
@@ -259,7 +262,16 @@ class Table:
             "rollups_refreshed", "actions", "skipped", "seconds"}``.
         """
         return self._lake._handle.maintain(
-            self._name, compact, retention, expire, orphans, dry_run, orphan_age, snapshot_retention, rollups
+            self._name,
+            compact,
+            retention,
+            expire,
+            orphans,
+            dry_run,
+            orphan_age,
+            snapshot_retention,
+            rollups,
+            drop_all_rows,
         )
 
     @_native

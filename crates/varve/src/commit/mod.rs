@@ -38,12 +38,14 @@
 pub(crate) mod append;
 pub(crate) mod checkpoint;
 pub(crate) mod dedup;
+mod relocate;
 mod snapshot;
+use relocate::Relocation;
 pub(crate) use snapshot::beyond_newest;
 
 use std::collections::HashMap;
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use futures::future::BoxFuture;
@@ -75,6 +77,21 @@ pub(crate) const MAX_BATCH_IDS: usize = 1000;
 const MAX_ATTEMPTS: u32 = 200;
 /// Longest pause between two commit attempts.
 const MAX_BACKOFF: Duration = Duration::from_millis(250);
+
+/// How long before a commit writes `v<N+1>` this process may have confirmed that `v<N>` is the
+/// newest version: an attempt whose confirmation is older checks again first (at once with its
+/// manifests, so it costs no round trip of its own). With [`METADATA_VERSION_MIN_AGE`], this is
+/// what keeps a version number from being reused: a put of `v<N+1>` lands at most this long
+/// (plus the request's own retries) after `v<N+1>` was seen absent, and orphan cleanup deletes
+/// a metadata version only once it is much older than that, so a deleted number is one no
+/// writer can still target.
+pub(crate) const MAX_BASE_AGE: Duration = Duration::from_secs(120);
+
+/// The age (by the store's last-modified time) below which orphan cleanup leaves a metadata
+/// version `v<N>.metadata.json` alone, whatever its `--orphan-age`: [`MAX_BASE_AGE`] plus the
+/// longest an object store client retries one put (object_store's default retry timeout is
+/// 3 minutes) plus room for clock skew between the store and the cleaning process.
+pub(crate) const METADATA_VERSION_MIN_AGE: Duration = Duration::from_secs(15 * 60);
 
 /// A schema change: the table's new current schema, and the schema the change was built on.
 #[derive(Debug, Clone)]
@@ -213,35 +230,55 @@ async fn commit_inner(
     txn: &mut Transaction,
 ) -> Result<Outcome> {
     let ident = base.ident.clone();
+    // When this process last confirmed that `latest` is the newest version ([`MAX_BASE_AGE`]).
+    let mut confirmed = match base.unchecked {
+        true => None,
+        false => cache
+            .recent_version(&ident)
+            .filter(|(v, _)| *v == base.version)
+            .and_then(|(_, age)| Instant::now().checked_sub(age)),
+    };
     let mut latest = base;
     let mut attempted: Vec<(u64, Bytes)> = Vec::new();
     let mut snapshots: Vec<i64> = Vec::new();
     let mut attempt = 0u32;
     // The metadata this process wrote, when its put won: what the head object carries.
     let mut won: Option<(Arc<iceberg::spec::TableMetadata>, Bytes, Option<String>)> = None;
+    let mut moved = Relocation::new(&latest);
     loop {
         attempt += 1;
+        if confirmed.is_none_or(|c| c.elapsed() > MAX_BASE_AGE) {
+            latest.unchecked = true;
+        }
         catalog::repair_version_hint(storage, &latest).await;
         match Box::pin(rebase_on(storage, cache, &latest, txn)).await {
             Ok(true) => return Ok(Outcome::Duplicate { attempts: attempt }),
             Ok(false) => {}
             // A rule broken on what this process saw may hold on the newest version.
             Err(_) if latest.unchecked => {
+                let asked = Instant::now();
                 latest = catalog::load(storage, cache, &ident).await?;
+                confirmed = Some(asked);
                 continue;
             }
             Err(e) => return Err(e),
         }
-        let started = std::time::Instant::now();
+        // Data files that went up before a newer orphan cleanup's fence are copied first.
+        moved.apply(storage, cache, &latest, txn).await?;
+        let started = Instant::now();
         // Data files not uploaded yet go up at once with the manifests; a base this process saw
         // but did not check (an append's, `catalog::load_unchecked`) is checked at the same time.
         let pending = std::mem::take(&mut txn.pending);
+        moved.keep(storage, &pending);
         let check = async {
             match latest.unchecked {
-                true => Some((
-                    catalog::find_current_version(storage, &ident, Some(latest.version)).await,
-                    std::time::Instant::now(),
-                )),
+                true => {
+                    let asked = Instant::now();
+                    Some((
+                        catalog::find_current_version(storage, &ident, Some(latest.version)).await,
+                        asked,
+                    ))
+                }
                 false => None,
             }
         };
@@ -252,7 +289,10 @@ async fn commit_inner(
         );
         let newer = match checked {
             None => None,
-            Some((Ok(Some((v, _))), _)) if v == latest.version => None,
+            Some((Ok(Some((v, _))), asked)) if v == latest.version => {
+                confirmed = Some(asked);
+                None
+            }
             Some((Ok(Some((v, _))), at)) => Some(Ok((v, at))),
             Some((Ok(None), _)) => Some(Err(Error::not_found(format!("table {ident} does not exist")))),
             Some((Err(e), _)) => Some(Err(e)),
@@ -275,10 +315,18 @@ async fn commit_inner(
                 ));
             }
             latest = found;
+            confirmed = Some(checked_at);
             continue;
         }
         latest.unchecked = false;
         let prepared = prepared?;
+        if confirmed.is_none_or(|c| c.elapsed() > MAX_BASE_AGE) {
+            // Preparing took so long that `v<N+1>` may have been made and cleaned up meanwhile:
+            // check again before writing it.
+            storage.delete_quietly(&prepared.written).await;
+            latest.unchecked = true;
+            continue;
+        }
         let prepare_ms = started.elapsed().as_secs_f64() * 1e3;
         let next = latest.version + 1;
         let metadata = Arc::new(prepared.metadata);
@@ -325,6 +373,7 @@ async fn commit_inner(
             Ok(true) => Some((next, prepared.snapshot_id)),
             Ok(false) | Err(_) => match catalog::load(storage, cache, &ident).await {
                 Ok(t) => {
+                    confirmed = Some(started);
                     let ours = is_ours(storage, &t, &snapshots, &attempted).await;
                     latest = t;
                     match ours {
@@ -345,6 +394,8 @@ async fn commit_inner(
         };
         if let Some((version, snapshot_id)) = committed {
             txn.uploaded.clear();
+            // The originals of copied data files are referenced by nothing.
+            storage.delete_quietly(&moved.superseded).await;
             for (path, size, footer) in txn.footers.drain(..) {
                 cache.keep_footer(&path, size, footer);
             }

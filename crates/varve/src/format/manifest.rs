@@ -144,6 +144,38 @@ pub(crate) fn partition_of(f: &DataFile) -> Option<i32> {
     }
 }
 
+/// `f` stored at `location` instead: every other field kept (partition spec 0, the only spec a
+/// Varve table has). For a data file copied to a new name before its commit (`commit`).
+///
+/// Errors: [`ErrorKind::Internal`] when the entry cannot be built (a missing required field).
+pub(crate) fn with_location(f: &DataFile, location: String) -> Result<DataFile> {
+    let mut b = iceberg::spec::DataFileBuilder::default();
+    b.content(f.content_type())
+        .file_path(location)
+        .file_format(f.file_format())
+        .partition(f.partition().clone())
+        .partition_spec_id(0)
+        .record_count(f.record_count())
+        .file_size_in_bytes(f.file_size_in_bytes())
+        .column_sizes(f.column_sizes().clone())
+        .value_counts(f.value_counts().clone())
+        .null_value_counts(f.null_value_counts().clone())
+        .nan_value_counts(f.nan_value_counts().clone())
+        .lower_bounds(f.lower_bounds().clone())
+        .upper_bounds(f.upper_bounds().clone())
+        .key_metadata(f.key_metadata().map(|k| k.to_vec()))
+        .split_offsets(f.split_offsets().map(|s| s.to_vec()))
+        .equality_ids(f.equality_ids())
+        .first_row_id(f.first_row_id())
+        .referenced_data_file(f.referenced_data_file())
+        .content_offset(f.content_offset())
+        .content_size_in_bytes(f.content_size_in_bytes());
+    if let Some(id) = f.sort_order_id() {
+        b.sort_order_id(id);
+    }
+    b.build().map_err(|e| Error::internal(format!("data file entry: {e}")))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -59,6 +59,11 @@ pub(crate) const PROP_VERSION_CHECK_INTERVAL: &str = "varve.version-check-interv
 /// The most recent batch ids (a JSON array, newest first), kept by commits so that batch ids stay
 /// idempotent after the snapshots that committed them expire.
 pub(crate) const PROP_BATCH_IDS: &str = "varve.batch-ids";
+/// The fence of the newest orphan cleanup (a random id, set by a metadata-only commit after the
+/// cleanup listed the table's objects and before it deletes any): a commit whose data files went
+/// up before it saw the current fence copies them to new names first (`commit`), since the
+/// cleanup may have listed them as unreferenced (`maintain::expire`).
+pub(crate) const PROP_ORPHAN_FENCE: &str = "varve.orphan-fence";
 
 /// Default output file size: large enough that a day of a busy table is a few files (few footers
 /// and requests per scan), small enough that one file is read in parallel by row groups.
@@ -224,6 +229,43 @@ impl MaintenanceSettings {
     }
 }
 
+/// A warning for a table whose partition is coarser than its `retention`: rows then age out
+/// of a file long before the whole file does, so maintenance rewrites the file to remove them
+/// (every run, as the cutoff moves) instead of dropping whole files. `None` when the partition
+/// fits.
+pub(crate) fn retention_warning(
+    contract: &crate::format::contract::TableContract,
+    retention: Duration,
+) -> Option<String> {
+    use crate::format::contract::Partitioning;
+    contract.time_column.as_ref()?;
+    let (unit, span) = match contract.partitioning {
+        Partitioning::Hour => ("hour", Duration::from_secs(3600)),
+        Partitioning::Day => ("day", Duration::from_secs(86_400)),
+        Partitioning::Month => ("month", Duration::from_secs(28 * 86_400)),
+        Partitioning::Year => ("year", Duration::from_secs(365 * 86_400)),
+    };
+    (span > retention).then(|| {
+        format!(
+            "the table is partitioned by {unit}, coarser than its retention of {}: each maintenance rewrites \
+             the files that hold rows on both sides of the cutoff instead of dropping whole files; \
+             a table partitioned by a span shorter than the retention drops whole files",
+            humantime_like(retention)
+        )
+    })
+}
+
+/// A duration as `varve.retention` spells it (`30d`, `12h`, `90m`, `45s`).
+fn humantime_like(d: Duration) -> String {
+    let s = d.as_secs();
+    match s {
+        s if s >= 86_400 && s % 86_400 == 0 => format!("{}d", s / 86_400),
+        s if s >= 3600 && s % 3600 == 0 => format!("{}h", s / 3600),
+        s if s >= 60 && s % 60 == 0 => format!("{}m", s / 60),
+        s => format!("{s}s"),
+    }
+}
+
 /// The most snapshots a table with properties `p` keeps: `varve.max-snapshots` (default
 /// [`DEFAULT_MAX_SNAPSHOTS`]), raised to `varve.min-snapshots` when that is larger, and at least 1
 /// (the current snapshot). A value that does not parse counts as the default here, so that a
@@ -262,7 +304,7 @@ pub(crate) fn validate_alter(key: &str, value: Option<&str>) -> Result<()> {
             "{key} is a source position kept by `varve ingest` commits and cannot be set"
         )));
     }
-    if key == PROP_BATCH_IDS {
+    if key == PROP_BATCH_IDS || key == PROP_ORPHAN_FENCE {
         return Err(Error::invalid(format!(
             "{key} is kept by Varve's commits and cannot be set"
         )));

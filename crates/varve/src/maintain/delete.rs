@@ -62,7 +62,8 @@ pub struct DeleteReport {
     pub seconds: f64,
 }
 
-/// Deletes the rows `pred` matches (every row when `None`).
+/// Deletes the rows `pred` matches (every row when `None`); `what` names the change in the
+/// snapshot's note (`delete`, `retention`).
 ///
 /// Errors: [`ErrorKind::Conflict`] when other commits removed its files [`MAX_RESTARTS`] times;
 /// storage and corruption errors. On error nothing is committed.
@@ -71,11 +72,12 @@ pub(crate) async fn delete(
     cache: &MetadataCache,
     ident: &TableIdent,
     pred: Option<&DeletePredicate>,
+    what: &str,
 ) -> Result<DeleteReport> {
     let started = Instant::now();
     let mut last = None;
     for _ in 0..MAX_RESTARTS {
-        match attempt(storage, cache, ident, pred).await {
+        match attempt(storage, cache, ident, pred, what).await {
             Ok(mut r) => {
                 r.seconds = started.elapsed().as_secs_f64();
                 return Ok(r);
@@ -92,6 +94,7 @@ async fn attempt(
     cache: &MetadataCache,
     ident: &TableIdent,
     pred: Option<&DeletePredicate>,
+    what: &str,
 ) -> Result<DeleteReport> {
     let t = catalog::load(storage, cache, ident).await?;
     let contract = t.contract()?;
@@ -190,7 +193,7 @@ async fn attempt(
     report.files_removed = txn.removed.len() as u64;
     report.files_written = txn.added.len() as u64;
     txn.note = Some(format!(
-        "delete: {} rows, {} files removed, {} written",
+        "{what}: {} rows, {} files removed, {} written",
         report.rows_deleted, report.files_removed, report.files_written
     ));
     match commit::commit(storage, cache, t, txn).await? {

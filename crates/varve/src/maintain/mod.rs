@@ -1,8 +1,10 @@
 //! Maintenance: keeps a table as fast on day 30 as on day 1 and its storage close to the live data.
 //!
 //! One run ([`maintain`]) does, in order, each part unless its option turns it off:
-//! 1. **retention**: drops whole data files whose newest row is older than now minus
-//!    `varve.retention` (a `delete` snapshot); queries hide such rows before this runs;
+//! 1. **retention**: the rows older than now minus `varve.retention` leave the snapshot (a
+//!    `delete` snapshot: files wholly older are dropped, files that straddle the cutoff are
+//!    rewritten), so that every engine reads what Varve answers; Varve's queries hide such rows
+//!    before this runs;
 //! 2. **compaction**: merges the files chosen by [`plan`] partition by partition (`write::merge`), each
 //!    partition committed as its own `replace` snapshot;
 //! 3. **expiry**: removes snapshots older than `varve.snapshot-retention` (keeping the newest
@@ -67,6 +69,9 @@ pub struct MaintainOptions {
     pub expire: bool,
     /// Delete unreferenced files older than `orphan_age` (default on).
     pub orphans: bool,
+    /// Let retention remove every row of the table (default off: a table whose every row is past
+    /// its retention keeps them, and the report's `skipped` says so).
+    pub drop_all_rows: bool,
     /// Refresh the table's rollups, after compaction and before expiry (default on).
     pub rollups: bool,
     /// Plan only: report what would be done and change nothing.
@@ -86,6 +91,7 @@ impl Default for MaintainOptions {
             retention: true,
             expire: true,
             orphans: true,
+            drop_all_rows: false,
             rollups: true,
             dry_run: false,
             orphan_age: DEFAULT_ORPHAN_AGE,
@@ -102,6 +108,7 @@ impl std::fmt::Debug for MaintainOptions {
             .field("retention", &self.retention)
             .field("expire", &self.expire)
             .field("orphans", &self.orphans)
+            .field("drop_all_rows", &self.drop_all_rows)
             .field("rollups", &self.rollups)
             .field("dry_run", &self.dry_run)
             .field("orphan_age", &self.orphan_age)
@@ -189,7 +196,7 @@ pub(crate) async fn maintain(
 
     if opts.retention {
         if let Some(retention) = settings.retention {
-            retain(storage, cache, &mut t, retention, opts.dry_run, &mut r).await?;
+            retain(storage, cache, &mut t, retention, opts, &mut r).await?;
             progress("retention", 1, 1);
         }
     }
@@ -213,7 +220,7 @@ pub(crate) async fn maintain(
         progress("expiry", 1, 1);
     }
     if opts.orphans {
-        let orphans = expire::find_orphans(storage, cache, &t, opts.orphan_age).await?;
+        let orphans = expire::find_orphans(storage, cache, &t.ident, opts.orphan_age, !opts.dry_run).await?;
         if !orphans.is_empty() {
             r.actions.push(format!("delete {} unreferenced files", orphans.len()));
             if !opts.dry_run {
@@ -329,58 +336,114 @@ async fn commit_or_skip(
     }
 }
 
+/// Retention: the rows older than now minus `retention` leave the table's snapshot, so that
+/// every engine reads what Varve answers. Files wholly older are dropped without being read;
+/// files that straddle the cutoff (a partition coarser than the retention) are rewritten without
+/// the old rows ([`delete`], one `delete` snapshot noted `retention`).
 async fn retain(
     storage: &Storage,
     cache: &MetadataCache,
     t: &mut LoadedTable,
     retention: Duration,
-    dry_run: bool,
+    opts: &MaintainOptions,
     r: &mut MaintainReport,
 ) -> Result<()> {
+    let dry_run = opts.dry_run;
     let contract = t.contract()?;
-    let Some(time) = contract.time_column.as_deref() else {
+    let Some(time) = contract.time_column.clone() else {
         return Ok(());
     };
-    let Some(time_id) = t.metadata.current_schema().field_by_name(time).map(|f| f.id) else {
+    let Some(time_id) = t.metadata.current_schema().field_by_name(&time).map(|f| f.id) else {
         return Ok(());
     };
     let cutoff = retention_cutoff_us(retention);
-    let old: Vec<DataFile> = live(storage, cache, t)
-        .await?
-        .into_iter()
-        .filter(|f| match f.upper_bounds().get(&time_id).map(|d| d.literal()) {
-            Some(PrimitiveLiteral::Long(v)) => *v < cutoff,
-            _ => false,
-        })
+    let bound = |f: &DataFile, lower: bool| {
+        let b = match lower {
+            true => f.lower_bounds().get(&time_id),
+            false => f.upper_bounds().get(&time_id),
+        };
+        match b.map(|d| d.literal()) {
+            Some(PrimitiveLiteral::Long(v)) => Some(*v),
+            _ => None,
+        }
+    };
+    let files = live(storage, cache, t).await?;
+    let whole: Vec<&DataFile> = files
+        .iter()
+        .filter(|f| bound(f, false).is_some_and(|u| u < cutoff))
         .collect();
-    if old.is_empty() {
+    let straddling = files
+        .iter()
+        .filter(|f| bound(f, false).is_some_and(|u| u >= cutoff) && bound(f, true).is_some_and(|l| l < cutoff))
+        .count();
+    if whole.is_empty() && straddling == 0 {
         return Ok(());
     }
-    let rows: u64 = old.iter().map(|f| f.record_count()).sum();
-    let action = format!(
-        "retention: drop {} files ({} rows) older than {}",
-        old.len(),
-        rows,
-        chrono::DateTime::from_timestamp_micros(cutoff)
-            .map(|d| d.to_rfc3339_opts(chrono::SecondsFormat::Secs, true))
-            .unwrap_or_default()
-    );
-    r.actions.push(action.clone());
+    let whole_rows: u64 = whole.iter().map(|f| f.record_count()).sum();
+    let when = chrono::DateTime::from_timestamp_micros(cutoff)
+        .map(|d| d.to_rfc3339_opts(chrono::SecondsFormat::Secs, true))
+        .unwrap_or_default();
+    if whole.len() == files.len() && !opts.drop_all_rows {
+        r.skipped.push(format!(
+            "retention: every row of the table ({whole_rows} rows in {} files) is older than {when}; \
+             run again with --yes (Python: drop_all_rows=True) to remove them all, or raise varve.retention",
+            whole.len()
+        ));
+        return Ok(());
+    }
     if dry_run {
-        r.files_dropped += old.len() as u64;
-        r.rows_dropped += rows;
+        r.actions.push(format!(
+            "retention: drop {} files ({whole_rows} rows) older than {when}, rewrite {straddling} files holding rows on both sides of it",
+            whole.len()
+        ));
+        r.files_dropped += whole.len() as u64;
+        r.rows_dropped += whole_rows;
         return Ok(());
     }
-    let n = old.len() as u64;
-    let mut txn = Transaction::new(Operation::Delete);
-    txn.removed = old;
-    txn.last_value = crate::index::last_value::Change::Remove;
-    txn.note = Some(action.clone());
-    if commit_or_skip(storage, cache, t, txn, "retention", r).await? {
-        r.files_dropped += n;
-        r.rows_dropped += rows;
+    let pred = retention_predicate(t, &time, cutoff)?;
+    match delete::delete(storage, cache, &t.ident, Some(&pred), "retention").await {
+        Ok(d) => {
+            r.actions.push(format!(
+                "retention: {} rows older than {when} left the table ({} files removed, {} written)",
+                d.rows_deleted, d.files_removed, d.files_written
+            ));
+            r.files_dropped += d.files_removed;
+            r.rows_dropped += d.rows_deleted;
+        }
+        Err(e) if e.kind() == ErrorKind::Conflict => r.skipped.push(format!("retention: {}", e.message())),
+        Err(e) => return Err(e),
     }
+    *t = catalog::load(storage, cache, &t.ident).await?;
     Ok(())
+}
+
+/// The rows of `t` older than `cutoff` (µs since the epoch) on its time column `time`, as a
+/// delete's predicate; the rows it keeps are the others (a NULL time is kept, as by a delete).
+///
+/// Errors: [`ErrorKind::Internal`] when the expressions cannot be built for the table's schema.
+fn retention_predicate(t: &LoadedTable, time: &str, cutoff: i64) -> Result<delete::DeletePredicate> {
+    use datafusion::logical_expr::{col, lit};
+    let arrow_schema = schema::to_arrow(t.metadata.current_schema())?;
+    let tz = match arrow_schema.field_with_name(time).map(|f| f.data_type().clone()) {
+        Ok(arrow::datatypes::DataType::Timestamp(_, tz)) => tz,
+        _ => {
+            return Err(crate::error::Error::internal(format!(
+                "time column {time} is not a timestamp"
+            )))
+        }
+    };
+    let df_schema = datafusion::common::DFSchema::try_from(arrow_schema.as_ref().clone())?;
+    let older = col(time).lt(lit(datafusion::common::ScalarValue::TimestampMicrosecond(
+        Some(cutoff),
+        tz,
+    )));
+    let props = datafusion::execution::context::ExecutionProps::new();
+    let physical = |e| datafusion::physical_expr::create_physical_expr(&e, &df_schema, &props);
+    Ok(delete::DeletePredicate {
+        predicate: physical(older.clone())?,
+        keep: physical(older.is_not_true())?,
+        columns: vec![time.to_string()],
+    })
 }
 
 /// The oldest time (µs since the epoch) a table with `retention` keeps.
