@@ -557,7 +557,7 @@ fn retention_says_what_it_hides_and_asks_before_dropping_everything() {
     let info: serde_json::Value = serde_json::from_str(&varve_ok(&with_lake(&lake, &["info", "t", "--json"]))).unwrap();
     assert_eq!(info["rows"], 30);
     let out = varve_ok(&with_lake(&lake, &["maintain", "t", "--yes"]));
-    assert!(out.contains("30 rows older than"), "{out}");
+    assert!(out.contains("retention: drop 2 files (30 rows) older than"), "{out}");
     let info: serde_json::Value = serde_json::from_str(&varve_ok(&with_lake(&lake, &["info", "t", "--json"]))).unwrap();
     assert_eq!(info["rows"], 0);
 }

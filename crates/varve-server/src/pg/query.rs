@@ -74,8 +74,11 @@ impl PgConn {
         let mut b = self.block.lock().unwrap_or_else(|p| p.into_inner());
         match kind {
             Kind::Begin => {
-                b.open = true;
-                b.committed.clear();
+                // A BEGIN inside a block changes nothing (PostgreSQL warns and goes on).
+                if !b.open {
+                    b.open = true;
+                    b.committed.clear();
+                }
                 Ok(Response::TransactionStart(Tag::new("BEGIN")))
             }
             Kind::Commit => {
@@ -339,7 +342,8 @@ impl PgConn {
                 if let ("INSERT", Some(n)) = (tag.as_str(), count) {
                     m.write(n as u64, started.elapsed().as_secs_f64());
                 }
-                if tag != "SET" {
+                // A write of no row changed nothing a ROLLBACK would have to undo.
+                if tag != "SET" && count != Some(0) {
                     self.committed(match count {
                         Some(n) => format!("{tag} ({n} rows)"),
                         None => tag.clone(),

@@ -445,7 +445,8 @@ async fn rollback_after_a_write_is_refused_not_pretended() {
             port,
             "varve",
             Some(&write),
-            &["-c", "BEGIN", "-c", insert, "-c", "ROLLBACK"],
+            // A BEGIN inside the block changes nothing: the ROLLBACK still answers for the INSERT.
+            &["-c", "BEGIN", "-c", insert, "-c", "BEGIN", "-c", "ROLLBACK"],
         );
         assert!(!ok, "ROLLBACK after a write must fail");
         assert!(
@@ -478,7 +479,21 @@ async fn rollback_after_a_write_is_refused_not_pretended() {
             "varve",
             Some(&write),
             &[
-                "-c", "BEGIN", "-c", "SELECT 1", "-c", "ROLLBACK", "-c", "BEGIN", "-c", insert, "-c", "COMMIT",
+                "-c",
+                "BEGIN",
+                "-c",
+                "SELECT 1",
+                "-c",
+                // A write of no row leaves nothing to undo.
+                "INSERT INTO m.cpu SELECT * FROM m.cpu WHERE false",
+                "-c",
+                "ROLLBACK",
+                "-c",
+                "BEGIN",
+                "-c",
+                insert,
+                "-c",
+                "COMMIT",
             ],
         );
         assert!(ok, "{err}");

@@ -325,6 +325,12 @@ async fn commit_inner(
             // check again before writing it.
             storage.delete_quietly(&prepared.written).await;
             latest.unchecked = true;
+            if attempt >= MAX_ATTEMPTS {
+                return Err(Error::new(
+                    ErrorKind::Conflict,
+                    format!("table {ident}: each of {attempt} commit attempts took longer than {MAX_BASE_AGE:?} to prepare; retry"),
+                ));
+            }
             continue;
         }
         let prepare_ms = started.elapsed().as_secs_f64() * 1e3;

@@ -247,9 +247,10 @@ pub(crate) fn retention_warning(
     };
     (span > retention).then(|| {
         format!(
-            "the table is partitioned by {unit}, coarser than its retention of {}: each maintenance rewrites \
-             the files that hold rows on both sides of the cutoff instead of dropping whole files; \
-             a table partitioned by a span shorter than the retention drops whole files",
+            "the table is partitioned by {unit}, coarser than its retention of {}: rows age out of a file long \
+             before the file does, so maintenance rewrites files to remove them (once a tenth of a file's rows \
+             is past the retention) rather than dropping whole files; a partition much shorter than the \
+             retention lets most old rows go as whole files",
             humantime_like(retention)
         )
     })

@@ -34,13 +34,7 @@ impl FileStats<'_> {
     fn bounds(&self, column: &Column, lower: bool) -> Option<ArrayRef> {
         let (id, dt) = self.field(column)?;
         let values = self.files.iter().map(|f| {
-            let b = if lower {
-                f.lower_bounds().get(&id)
-            } else {
-                f.upper_bounds().get(&id)
-            };
-            b.and_then(|d| datum_to_scalar(d, &dt))
-                .unwrap_or_else(|| ScalarValue::try_from(&dt).unwrap_or(ScalarValue::Null))
+            bound(f, id, &dt, lower).unwrap_or_else(|| ScalarValue::try_from(&dt).unwrap_or(ScalarValue::Null))
         });
         ScalarValue::iter_to_array(values).ok()
     }
@@ -69,10 +63,10 @@ impl FileStats<'_> {
                     .and_then(|v| v.parse().ok());
                 if let Some(id) = id {
                     let dt = field.data_type();
-                    if let Some(v) = f.lower_bounds().get(&id).and_then(|d| datum_to_scalar(d, dt)) {
+                    if let Some(v) = bound(f, id, dt, true) {
                         c.min_value = Precision::Exact(v);
                     }
-                    if let Some(v) = f.upper_bounds().get(&id).and_then(|d| datum_to_scalar(d, dt)) {
+                    if let Some(v) = bound(f, id, dt, false) {
                         c.max_value = Precision::Exact(v);
                     }
                     if let Some(n) = f.null_value_counts().get(&id) {
@@ -88,6 +82,22 @@ impl FileStats<'_> {
             column_statistics,
         }
     }
+}
+
+/// File `f`'s bound of column `id` (Arrow type `dt`) when it speaks for every value: a float
+/// column's bounds leave NaN out (Iceberg spec, "Manifests": NaN is counted, not bounded), so a
+/// file that counts NaN there, or does not count them (a file another engine wrote), has none.
+fn bound(f: &DataFile, id: i32, dt: &DataType, lower: bool) -> Option<ScalarValue> {
+    if matches!(dt, DataType::Float16 | DataType::Float32 | DataType::Float64)
+        && f.nan_value_counts().get(&id).is_none_or(|n| *n > 0)
+    {
+        return None;
+    }
+    let b = match lower {
+        true => f.lower_bounds().get(&id),
+        false => f.upper_bounds().get(&id),
+    };
+    b.and_then(|d| datum_to_scalar(d, dt))
 }
 
 /// An Iceberg bound as a DataFusion scalar of the column's Arrow type.
@@ -137,5 +147,61 @@ impl PruningStatistics for FileStats<'_> {
 
     fn contained(&self, _column: &Column, _values: &HashSet<ScalarValue>) -> Option<BooleanArray> {
         None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use arrow::datatypes::{Field, Schema};
+    use iceberg::spec::{DataContentType, DataFileBuilder, DataFileFormat, Struct};
+    use std::collections::HashMap;
+
+    fn file(nan: Option<u64>) -> DataFile {
+        let mut b = DataFileBuilder::default();
+        b.content(DataContentType::Data)
+            .file_path("f.parquet".to_string())
+            .file_format(DataFileFormat::Parquet)
+            .partition(Struct::empty())
+            .record_count(3)
+            .file_size_in_bytes(10)
+            .lower_bounds(HashMap::from([(1, Datum::double(1.5))]))
+            .upper_bounds(HashMap::from([(1, Datum::double(1.5))]));
+        if let Some(n) = nan {
+            b.nan_value_counts(HashMap::from([(1, n)]));
+        }
+        b.build().unwrap()
+    }
+
+    /// A float column's bounds speak for a file only when it counts no NaN there: a file written
+    /// by another engine with bounds that leave a NaN out is not pruned (nor its column taken as
+    /// a constant) by them.
+    #[test]
+    fn float_bounds_only_for_files_without_nan() {
+        let field = Field::new("v", DataType::Float64, true).with_metadata(HashMap::from([(
+            parquet::arrow::PARQUET_FIELD_ID_META_KEY.to_string(),
+            "1".to_string(),
+        )]));
+        let schema: SchemaRef = Arc::new(Schema::new(vec![field]));
+        let files = [file(Some(0)), file(Some(1)), file(None)];
+        let stats = FileStats {
+            files: &files,
+            schema: &schema,
+        };
+        let min = stats.min_values(&Column::new_unqualified("v")).unwrap();
+        assert_eq!(min.null_count(), 2, "{min:?}");
+        assert!(min.is_valid(0));
+        assert!(stats.file_statistics(0).column_statistics[0]
+            .min_value
+            .get_value()
+            .is_some());
+        assert!(stats.file_statistics(1).column_statistics[0]
+            .min_value
+            .get_value()
+            .is_none());
+        assert!(stats.file_statistics(2).column_statistics[0]
+            .max_value
+            .get_value()
+            .is_none());
     }
 }

@@ -244,15 +244,18 @@ fn classify(v: &str) -> u16 {
     if v.eq_ignore_ascii_case("true") || v.eq_ignore_ascii_case("false") {
         return BOOL;
     }
-    // A number that would lose its leading zeros is text: reading `007` as 7 changes it.
-    if leading_zero(v) {
-        return TEXT;
-    }
     let unsigned = v.strip_prefix('-').unwrap_or(v);
-    if digits(unsigned) {
-        return if v.parse::<i64>().is_ok() { INT } else { TEXT };
+    if digits(unsigned) || is_decimal(v) {
+        // A number that would lose its leading zeros is text: reading `007` as 7 changes it.
+        if leading_zero(v) {
+            return TEXT;
+        }
+        if digits(unsigned) {
+            return if v.parse::<i64>().is_ok() { INT } else { TEXT };
+        }
+        return FLOAT;
     }
-    if is_decimal(v) || is_special_float(v) {
+    if is_special_float(v) {
         return FLOAT;
     }
     match timestamp_bit(v) {
@@ -334,6 +337,12 @@ mod tests {
         for v in ["0", "-0", "0.5", "-0.25", "0e3", "10"] {
             assert_ne!(infer(&["1", v]), DataType::Utf8, "{v}");
         }
+        // Times before the year 1000 (Go's zero time) are times, not numbers with zeros.
+        assert_eq!(
+            infer(&["0001-01-01T00:00:00Z", "2024-01-01T00:00:00Z"]),
+            DataType::Timestamp(TimeUnit::Second, None)
+        );
+        assert_eq!(infer(&["0999-12-31"]), DataType::Date32);
         // Codes with one stray spelling are not "mostly numbers": no advice that would drop zeros.
         let mut g = Guess::default();
         for v in ["007", "012", "100", "A12"] {

@@ -3,8 +3,8 @@
 //! One run ([`maintain`]) does, in order, each part unless its option turns it off:
 //! 1. **retention**: the rows older than now minus `varve.retention` leave the snapshot (a
 //!    `delete` snapshot: files wholly older are dropped, files that straddle the cutoff are
-//!    rewritten), so that every engine reads what Varve answers; Varve's queries hide such rows
-//!    before this runs;
+//!    rewritten once a tenth of their rows is past it), so that every engine reads what Varve
+//!    answers; Varve's queries hide such rows before this runs;
 //! 2. **compaction**: merges the files chosen by [`plan`] partition by partition (`write::merge`), each
 //!    partition committed as its own `replace` snapshot;
 //! 3. **expiry**: removes snapshots older than `varve.snapshot-retention` (keeping the newest
@@ -372,9 +372,18 @@ async fn retain(
         .iter()
         .filter(|f| bound(f, false).is_some_and(|u| u < cutoff))
         .collect();
+    // Files with rows on both sides of the cutoff are rewritten once their rows past it are
+    // about [`REWRITE_SHARE`] of them (by the time bounds, taking rows as spread evenly): the
+    // cutoff moves on every run, and rewriting at each would rewrite the same file again and
+    // again; until then queries hide those rows and `info` counts them.
     let straddling = files
         .iter()
-        .filter(|f| bound(f, false).is_some_and(|u| u >= cutoff) && bound(f, true).is_some_and(|l| l < cutoff))
+        .filter(|f| match (bound(f, true), bound(f, false)) {
+            (Some(l), Some(u)) if l < cutoff && u >= cutoff => {
+                (cutoff - l) as f64 >= REWRITE_SHARE * (u - l).max(1) as f64
+            }
+            _ => false,
+        })
         .count();
     if whole.is_empty() && straddling == 0 {
         return Ok(());
@@ -393,11 +402,27 @@ async fn retain(
     }
     if dry_run {
         r.actions.push(format!(
-            "retention: drop {} files ({whole_rows} rows) older than {when}, rewrite {straddling} files holding rows on both sides of it",
+            "retention: drop {} files ({whole_rows} rows) older than {when}, rewrite {straddling} files holding rows on both sides of it (rows dropped from them not counted)",
             whole.len()
         ));
         r.files_dropped += whole.len() as u64;
         r.rows_dropped += whole_rows;
+        return Ok(());
+    }
+    if straddling == 0 {
+        // Whole files only: dropped from the metadata, nothing read.
+        let rows = whole_rows;
+        let n = whole.len() as u64;
+        let action = format!("retention: drop {n} files ({rows} rows) older than {when}");
+        let mut txn = Transaction::new(Operation::Delete);
+        txn.removed = whole.into_iter().cloned().collect();
+        txn.last_value = crate::index::last_value::Change::Remove;
+        txn.note = Some(action.clone());
+        r.actions.push(action);
+        if commit_or_skip(storage, cache, t, txn, "retention", r).await? {
+            r.files_dropped += n;
+            r.rows_dropped += rows;
+        }
         return Ok(());
     }
     let pred = retention_predicate(t, &time, cutoff)?;
@@ -422,7 +447,7 @@ async fn retain(
 ///
 /// Errors: [`ErrorKind::Internal`] when the expressions cannot be built for the table's schema.
 fn retention_predicate(t: &LoadedTable, time: &str, cutoff: i64) -> Result<delete::DeletePredicate> {
-    use datafusion::logical_expr::{col, lit};
+    use datafusion::logical_expr::lit;
     let arrow_schema = schema::to_arrow(t.metadata.current_schema())?;
     let tz = match arrow_schema.field_with_name(time).map(|f| f.data_type().clone()) {
         Ok(arrow::datatypes::DataType::Timestamp(_, tz)) => tz,
@@ -433,7 +458,8 @@ fn retention_predicate(t: &LoadedTable, time: &str, cutoff: i64) -> Result<delet
         }
     };
     let df_schema = datafusion::common::DFSchema::try_from(arrow_schema.as_ref().clone())?;
-    let older = col(time).lt(lit(datafusion::common::ScalarValue::TimestampMicrosecond(
+    let column = datafusion::logical_expr::Expr::Column(datafusion::common::Column::new_unqualified(time));
+    let older = column.lt(lit(datafusion::common::ScalarValue::TimestampMicrosecond(
         Some(cutoff),
         tz,
     )));
@@ -445,6 +471,10 @@ fn retention_predicate(t: &LoadedTable, time: &str, cutoff: i64) -> Result<delet
         columns: vec![time.to_string()],
     })
 }
+
+/// The share of a file's rows (estimated from its time bounds) past the retention at which
+/// maintenance rewrites the file without them.
+const REWRITE_SHARE: f64 = 0.1;
 
 /// The oldest time (µs since the epoch) a table with `retention` keeps.
 pub(crate) fn retention_cutoff_us(retention: Duration) -> i64 {

@@ -12,8 +12,9 @@
 //!
 //! The Iceberg manifests count NaN per file and column (`nan_value_counts`), so the guard applies
 //! only to float columns that may hold NaN in a scanned file (counted, or not counted at all).
-//! File pruning by the manifests' bounds is safe already: a file holding NaN has no bounds
-//! (`write::metrics`).
+//! File pruning by the manifests' bounds is safe: `format::stats` gives no float bounds for a
+//! file that counts NaN there or does not count them (Varve writes none for such a file,
+//! `write::metrics`; another engine may).
 
 use std::collections::HashSet;
 
@@ -23,7 +24,8 @@ use datafusion::logical_expr::{Between, BinaryExpr, Expr, Operator};
 use iceberg::spec::DataFile;
 
 /// The float columns of `schema` that may hold NaN in one of `files`: a file counts NaN there,
-/// or does not count them.
+/// or does not count them; with no files (a scan of a last-value index, whose file counts
+/// nothing), every float column.
 pub(crate) fn nan_columns(schema: &Schema, files: &[DataFile]) -> HashSet<String> {
     schema
         .fields()
@@ -35,10 +37,10 @@ pub(crate) fn nan_columns(schema: &Schema, files: &[DataFile]) -> HashSet<String
                 .get(parquet::arrow::PARQUET_FIELD_ID_META_KEY)
                 .and_then(|v| v.parse().ok());
             match id {
-                Some(id) => files
+                Some(id) if !files.is_empty() => files
                     .iter()
                     .any(|d| d.nan_value_counts().get(&id).is_none_or(|n| *n > 0)),
-                None => true,
+                _ => true,
             }
         })
         .map(|f| f.name().clone())

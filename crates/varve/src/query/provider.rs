@@ -332,7 +332,8 @@ impl VarveTable {
         // prunes by their Parquet statistics, which leave NaN out (`query::nan_guard`).
         let nan = match &live {
             Some(files) => crate::query::nan_guard::nan_columns(&self.schema, files),
-            None => Default::default(),
+            // A last-value index file counts no NaN: any float column may hold one.
+            None => crate::query::nan_guard::nan_columns(&self.schema, &[]),
         };
         let prunes_safely = |f: &Expr| crate::query::nan_guard::prunes_safely(f, &nan);
         if !nan.is_empty() && (self.env.top_k || filters.iter().chain(&prune_only).any(|f| !prunes_safely(f))) {
