@@ -29,6 +29,13 @@ fn csv(dir: &std::path::Path, n: usize, rows: usize) -> String {
     path.display().to_string()
 }
 
+/// The `varve` binary under test with `args`, without the caller's `VARVE_LAKE`.
+fn varve_command<S: AsRef<std::ffi::OsStr>>(args: impl IntoIterator<Item = S>) -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_varve"));
+    c.args(args).env_remove("VARVE_LAKE");
+    c
+}
+
 fn with_lake<'a>(lake: &'a [String], rest: &[&'a str]) -> Vec<&'a str> {
     let mut v: Vec<&str> = lake.iter().map(String::as_str).collect();
     v.extend_from_slice(rest);
@@ -171,24 +178,22 @@ async fn maintain_survives_sigkill() {
             .wrapping_mul(6_364_136_223_846_793_005)
             .wrapping_add(1_442_695_040_888_963_407);
         let delay = Duration::from_millis((seed >> 33) % 600);
-        let mut child = Command::new(env!("CARGO_BIN_EXE_varve"))
-            .args(with_lake(
-                &lake,
-                &[
-                    "maintain",
-                    "t",
-                    "--orphan-age",
-                    "0s",
-                    "--snapshot-retention",
-                    "0s",
-                    "-q",
-                ],
-            ))
-            .env_remove("VARVE_LAKE")
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
+        let mut child = varve_command(with_lake(
+            &lake,
+            &[
+                "maintain",
+                "t",
+                "--orphan-age",
+                "0s",
+                "--snapshot-retention",
+                "0s",
+                "-q",
+            ],
+        ))
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
         std::thread::sleep(delay);
         let _ = child.kill();
         let _ = child.wait();
@@ -396,9 +401,7 @@ async fn rollup_refresh_survives_sigkill() {
             .wrapping_mul(6_364_136_223_846_793_005)
             .wrapping_add(1_442_695_040_888_963_407);
         let delay = Duration::from_millis((seed >> 33) % 400);
-        let mut child = Command::new(env!("CARGO_BIN_EXE_varve"))
-            .args(with_lake(&lake, &["rollup", "refresh"]))
-            .env_remove("VARVE_LAKE")
+        let mut child = varve_command(with_lake(&lake, &["rollup", "refresh"]))
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()
@@ -458,9 +461,7 @@ async fn orphan_cleanup_at_age_zero_races_imports() {
             std::thread::spawn(move || {
                 let mut runs = 0;
                 while !done.load(std::sync::atomic::Ordering::SeqCst) || runs == 0 {
-                    let out = Command::new(env!("CARGO_BIN_EXE_varve"))
-                        .args(with_lake(&lake, &["maintain", "t", "--orphan-age", "0s", "-q"]))
-                        .env_remove("VARVE_LAKE")
+                    let out = varve_command(with_lake(&lake, &["maintain", "t", "--orphan-age", "0s", "-q"]))
                         .output()
                         .unwrap();
                     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
@@ -492,11 +493,7 @@ async fn orphan_cleanup_at_age_zero_races_imports() {
                 .map(str::to_string)
                 .collect();
                 std::thread::spawn(move || {
-                    let out = Command::new(env!("CARGO_BIN_EXE_varve"))
-                        .args(&args)
-                        .env_remove("VARVE_LAKE")
-                        .output()
-                        .unwrap();
+                    let out = varve_command(&args).output().unwrap();
                     (n, out)
                 })
             })

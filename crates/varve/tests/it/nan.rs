@@ -8,21 +8,10 @@
 use std::sync::Arc;
 
 use arrow::array::{Float64Array, RecordBatch, StringArray, TimestampMicrosecondArray};
-use arrow::datatypes::{DataType, Field, Schema, TimeUnit};
 use varve::{AppendOptions, Lake, TableContract};
 use varve_testkit::Backend;
 
-fn schema() -> Arc<Schema> {
-    Arc::new(Schema::new(vec![
-        Field::new(
-            "ts",
-            DataType::Timestamp(TimeUnit::Microsecond, Some("UTC".into())),
-            false,
-        ),
-        Field::new("host", DataType::Utf8, true),
-        Field::new("v", DataType::Float64, true),
-    ]))
-}
+use crate::maintain::schema;
 
 fn batch(start: i64, values: &[f64]) -> RecordBatch {
     RecordBatch::try_new(
