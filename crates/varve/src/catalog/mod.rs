@@ -365,7 +365,8 @@ pub(crate) async fn find_current_version(
     Ok(Some((version, hint != Some(version))))
 }
 
-fn parse_version(name: &str) -> Option<u64> {
+/// `N` of a metadata file named `v<N>.metadata.json`.
+pub(crate) fn parse_version(name: &str) -> Option<u64> {
     name.strip_prefix('v')?.strip_suffix(".metadata.json")?.parse().ok()
 }
 

@@ -91,7 +91,7 @@ impl Relocation {
                 continue;
             }
             let copy = self
-                .copy(storage, cache, &ident_of(latest), f, txn.footers.as_mut_slice())
+                .copy(storage, cache, &latest.ident.to_string(), f, txn.footers.as_mut_slice())
                 .await?;
             txn.uploaded.push(storage.path_of(copy.file_path())?);
             moved.insert(from, copy.clone());
@@ -147,8 +147,4 @@ impl Relocation {
         self.superseded.push(from);
         crate::format::manifest::with_location(f, location)
     }
-}
-
-fn ident_of(t: &LoadedTable) -> String {
-    t.ident.to_string()
 }

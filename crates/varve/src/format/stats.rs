@@ -88,9 +88,7 @@ impl FileStats<'_> {
 /// column's bounds leave NaN out (Iceberg spec, "Manifests": NaN is counted, not bounded), so a
 /// file that counts NaN there, or does not count them (a file another engine wrote), has none.
 fn bound(f: &DataFile, id: i32, dt: &DataType, lower: bool) -> Option<ScalarValue> {
-    if matches!(dt, DataType::Float16 | DataType::Float32 | DataType::Float64)
-        && f.nan_value_counts().get(&id).is_none_or(|n| *n > 0)
-    {
+    if matches!(dt, DataType::Float16 | DataType::Float32 | DataType::Float64) && may_hold_nan(f, id) {
         return None;
     }
     let b = match lower {
@@ -98,6 +96,12 @@ fn bound(f: &DataFile, id: i32, dt: &DataType, lower: bool) -> Option<ScalarValu
         false => f.upper_bounds().get(&id),
     };
     b.and_then(|d| datum_to_scalar(d, dt))
+}
+
+/// Whether file `f` may hold NaN in column `id`: it counts some there, or does not count them
+/// (a column that is not a float counts none and is never asked).
+pub(crate) fn may_hold_nan(f: &DataFile, id: i32) -> bool {
+    f.nan_value_counts().get(&id).is_none_or(|n| *n > 0)
 }
 
 /// An Iceberg bound as a DataFusion scalar of the column's Arrow type.

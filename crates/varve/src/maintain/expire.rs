@@ -107,10 +107,7 @@ pub(crate) struct Orphan {
 
 /// Whether `path` names a metadata version `v<N>.metadata.json`; its `N`.
 fn metadata_version(path: &Path) -> Option<u64> {
-    let name = path.filename().unwrap_or_default();
-    name.strip_prefix('v')
-        .and_then(|r| r.strip_suffix(".metadata.json"))
-        .and_then(|v| v.parse().ok())
+    catalog::parse_version(path.filename()?)
 }
 
 /// Every object location that a snapshot of `t` references (all of its snapshots).

@@ -37,9 +37,7 @@ pub(crate) fn nan_columns(schema: &Schema, files: &[DataFile]) -> HashSet<String
                 .get(parquet::arrow::PARQUET_FIELD_ID_META_KEY)
                 .and_then(|v| v.parse().ok());
             match id {
-                Some(id) if !files.is_empty() => files
-                    .iter()
-                    .any(|d| d.nan_value_counts().get(&id).is_none_or(|n| *n > 0)),
+                Some(id) if !files.is_empty() => files.iter().any(|d| crate::format::stats::may_hold_nan(d, id)),
                 _ => true,
             }
         })
