@@ -6,9 +6,9 @@
 //!   for newer versions themselves), so an append waits on two dependent round trips (the
 //!   uploads, then the conditional write of the metadata), not three;
 //! - the check, after a version hint write, that no newer commit's hint was overwritten
-//!   (`catalog::write_version_hint_forward`), with [`spawn`].
+//!   (`catalog::follow_version_hint_later`), with [`spawn`].
 //!
-//! Such work is best effort (the next writer repairs a hint left behind, and a reader falls back
+//! Such work is best effort (the next load of the table repairs a hint left behind, and a reader falls back
 //! from a stale head to the Iceberg metadata). [`settle`] waits for all of it, so that a process
 //! about to exit (the CLI) leaves the hint right; [`settle_published`] waits for the publishing
 //! only (the Python binding, whose callers read with DuckDB right after a write).

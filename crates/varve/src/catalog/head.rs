@@ -444,7 +444,6 @@ pub(crate) fn install(storage: &Storage, cache: &MetadataCache, ident: &TableIde
                     version: head.version,
                     metadata,
                     refs,
-                    hint_stale: false,
                     unchecked: false,
                 });
             }

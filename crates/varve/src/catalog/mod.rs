@@ -107,9 +107,6 @@ pub(crate) struct LoadedTable {
     /// The snapshot references of this version (private in iceberg-rust's metadata; see
     /// [`crate::format::metadata_json`]).
     pub(crate) refs: Arc<Refs>,
-    /// The version hint named an older version than this one (a commit's hint write was lost, or
-    /// its process died after the commit): writers repair it ([`repair_version_hint`]).
-    pub(crate) hint_stale: bool,
     /// Taken from what this process saw, without asking the store whether it is still the newest
     /// ([`load_unchecked`]): a commit on it checks that at once with its uploads.
     pub(crate) unchecked: bool,
@@ -125,8 +122,7 @@ impl LoadedTable {
 /// writers must): on first contact in this process through the head object ([`load_first`], one
 /// round trip, which also reads the version hint); after it by checking the version this process
 /// saw (two HEADs at once, one round trip), reading the hint and following it only when a newer
-/// version exists. A hint found behind the newest version is flagged for repair
-/// ([`LoadedTable::hint_stale`]).
+/// version exists. A hint found behind the newest version is repaired ([`repair_stale_hint`]).
 ///
 /// Errors: [`ErrorKind::NotFound`] when the table does not exist.
 pub(crate) async fn load(storage: &Storage, cache: &MetadataCache, ident: &TableIdent) -> Result<LoadedTable> {
@@ -151,8 +147,10 @@ async fn load_checked(
         cache.forget_version(Some(ident));
         return Err(Error::not_found(format!("table {ident} does not exist")));
     };
-    let mut t = load_found(storage, cache, ident, version, checked_at).await?;
-    t.hint_stale = hint_stale;
+    let t = load_found(storage, cache, ident, version, checked_at).await?;
+    if hint_stale {
+        repair_stale_hint(storage, &t);
+    }
     Ok(t)
 }
 
@@ -181,11 +179,13 @@ async fn load_first(
         },
         None => None,
     };
-    let mut t = match from_head {
+    let t = match from_head {
         Some(t) => t,
         None => load_version(storage, cache, ident, version).await?,
     };
-    t.hint_stale = probe.hint != Some(version);
+    if probe.hint != Some(version) {
+        repair_stale_hint(storage, &t);
+    }
     cache.saw_version(ident, t.metadata.uuid(), version, checked_at);
     Ok(t)
 }
@@ -208,7 +208,6 @@ pub(crate) async fn load_unchecked(
                 version,
                 metadata,
                 refs,
-                hint_stale: false,
                 unchecked: true,
             });
         }
@@ -237,8 +236,7 @@ pub(crate) async fn load_found(
 /// its metadata cached, nothing is read); past it, the version is checked from the one seen, in
 /// one round trip ([`find_current_version`]). The interval is the table's
 /// `varve.version-check-interval` property, else the lake's `version-check-interval` option.
-/// Writers use [`load`]: a commit must build on the newest version, and a writer that finds the
-/// version hint stale repairs it.
+/// Writers use [`load`]: a commit must build on the newest version.
 ///
 /// Errors: as [`load`].
 pub(crate) async fn load_recent(storage: &Storage, cache: &MetadataCache, ident: &TableIdent) -> Result<LoadedTable> {
@@ -259,12 +257,32 @@ pub(crate) async fn load_recent(storage: &Storage, cache: &MetadataCache, ident:
     load_checked(storage, cache, ident, Some(version)).await
 }
 
-/// Rewrites a stale version hint of `t` so that plain Iceberg readers (DuckDB follows the hint)
-/// see the newest commit. Best effort, as every hint write.
-pub(crate) async fn repair_version_hint(storage: &Storage, t: &LoadedTable) {
-    if t.hint_stale {
-        write_version_hint_forward(storage, &t.ident, t.version).await;
-    }
+/// Rewrites a version hint found behind `t`, the newest version (a commit's hint write was lost,
+/// or its process was killed between its commit and its hint), so that plain Iceberg readers
+/// (DuckDB follows the hint) see the newest commit. Every load that asks the store for the newest
+/// version repairs it, readers too: after a writer is killed, the next command of any kind puts
+/// the hint right (issue 56). In the background, through the same gate as a commit's publishing
+/// ([`publish_later`]), so this process never moves the hint back; best effort, as every hint
+/// write.
+/// Unlike a commit's publishing, it writes even when this process published `version` already:
+/// the store's hint was found behind it, so something moved it back since.
+fn repair_stale_hint(storage: &Storage, t: &LoadedTable) {
+    let Some(gate) = publish_gate(storage, &t.ident, t.metadata.uuid()) else {
+        return;
+    };
+    let (storage, ident, version) = (storage.clone(), t.ident.clone(), t.version);
+    crate::background::spawn_publish(async move {
+        let mut published = gate.lock().await;
+        if *published > version {
+            return;
+        }
+        let hinted = write_version_hint(&storage, &ident, version).await;
+        *published = version;
+        drop(published);
+        if hinted.is_ok() {
+            follow_version_hint_later(&storage, &ident, version);
+        }
+    });
 }
 
 /// Reads `v<version>.metadata.json` of a table (from the cache when it was read or written before).
@@ -292,7 +310,6 @@ pub(crate) async fn load_version(
         version,
         metadata,
         refs,
-        hint_stale: false,
         unchecked: false,
     })
 }
@@ -479,7 +496,6 @@ pub(crate) async fn create_with_properties(
         version: 1,
         metadata,
         refs,
-        hint_stale: false,
         unchecked: false,
     })
 }
@@ -494,22 +510,12 @@ fn sort_field(source_id: i32) -> SortField {
 }
 
 /// Writes `metadata/version-hint.text` (the version number, as DuckDB and Iceberg's Hadoop tables
-/// read it). Only ever moves forward in practice; a stale hint is corrected by the next writer.
+/// read it). Only ever moves forward in practice; a stale hint is corrected by the next load that
+/// finds it behind ([`repair_stale_hint`]).
 pub(crate) async fn write_version_hint(storage: &Storage, ident: &TableIdent, version: u64) -> Result<()> {
     storage
         .put(&ident.version_hint(), Bytes::from(version.to_string()))
         .await
-}
-
-/// Writes the version hint after a commit of `version`, then, in the background
-/// ([`crate::background`]), makes sure it did not move the hint back: when another writer
-/// committed meanwhile (and may have written its hint before ours), the hint is rewritten to the
-/// newest version. Best effort: errors are ignored, since readers and the
-/// next writer correct a stale hint.
-pub(crate) async fn write_version_hint_forward(storage: &Storage, ident: &TableIdent, version: u64) {
-    if write_version_hint(storage, ident, version).await.is_ok() {
-        follow_version_hint_later(storage, ident, version);
-    }
 }
 
 /// What a head object write takes of a commit this process won: the metadata as stored (its
@@ -522,6 +528,17 @@ pub(crate) type HeadWrite = (Arc<TableMetadata>, Bytes, Option<String>, head::Fo
 /// too: a forked child must not wait on a gate its parent held at the fork.
 static PUBLISHED: LazyLock<Mutex<HashMap<String, Arc<tokio::sync::Mutex<u64>>>>> =
     LazyLock::new(|| Mutex::new(HashMap::new()));
+
+/// The gate of [`PUBLISHED`] for the table `ident` whose uuid is `uuid`; `None` when the lock is
+/// poisoned (publishing is best effort).
+fn publish_gate(storage: &Storage, ident: &TableIdent, uuid: uuid::Uuid) -> Option<Arc<tokio::sync::Mutex<u64>>> {
+    let key = format!(
+        "{}#{uuid}#{}",
+        storage.location(&ident.version_hint()),
+        std::process::id()
+    );
+    Some(PUBLISHED.lock().ok()?.entry(key).or_default().clone())
+}
 
 /// Publishes the commit of `version` of the table `ident` (whose uuid is `uuid`) after the
 /// commit has answered its caller ([`crate::background::spawn_publish`]): writes the version
@@ -536,14 +553,8 @@ pub(crate) fn publish_later(
     version: u64,
     head: Option<HeadWrite>,
 ) {
-    let key = format!(
-        "{}#{uuid}#{}",
-        storage.location(&ident.version_hint()),
-        std::process::id()
-    );
-    let gate = match PUBLISHED.lock() {
-        Ok(mut m) => m.entry(key).or_default().clone(),
-        Err(_) => return,
+    let Some(gate) = publish_gate(storage, ident, uuid) else {
+        return;
     };
     let (storage, ident) = (storage.clone(), ident.clone());
     crate::background::spawn_publish(async move {

@@ -435,7 +435,6 @@ impl Appender {
             return Err(e);
         }
         if self.is_duplicate() {
-            crate::catalog::repair_version_hint(&self.storage, &self.base).await;
             self.abort().await;
             return Ok(AppendReport {
                 duplicate: true,

@@ -250,7 +250,6 @@ async fn commit_inner(
         if confirmed.is_none_or(|c| c.elapsed() > MAX_BASE_AGE) {
             latest.unchecked = true;
         }
-        catalog::repair_version_hint(storage, &latest).await;
         match Box::pin(rebase_on(storage, cache, &latest, txn)).await {
             Ok(true) => return Ok(Outcome::Duplicate { attempts: attempt }),
             Ok(false) => {}

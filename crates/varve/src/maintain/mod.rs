@@ -171,9 +171,6 @@ pub(crate) async fn maintain(
 ) -> Result<MaintainReport> {
     let started = Instant::now();
     let mut t = catalog::load(storage, cache, ident).await?;
-    if !opts.dry_run {
-        catalog::repair_version_hint(storage, &t).await;
-    }
     let settings = MaintenanceSettings::from_properties(t.metadata.properties())?;
     let before = live(storage, cache, &t).await?;
     let mut r = MaintainReport {

@@ -211,8 +211,9 @@ async fn foreground_requests<F: std::future::Future>(counters: &Counters, f: F) 
 }
 
 /// A commit whose process died before its version hint write leaves the hint behind: plain
-/// Iceberg readers (DuckDB follows the hint) see the older snapshot until a writer repairs it;
-/// the next writer in any process does, even when its batch turns out to be a duplicate.
+/// Iceberg readers (DuckDB follows the hint) see the older snapshot until it is repaired: the
+/// next writer in any process does, even when its batch turns out to be a duplicate, and so does
+/// the next reader.
 #[tokio::test(flavor = "multi_thread")]
 async fn a_hint_left_behind_is_repaired_by_the_next_writer() {
     let backend = Backend::local();
@@ -250,6 +251,7 @@ async fn a_hint_left_behind_is_repaired_by_the_next_writer() {
         .await
         .unwrap();
     assert!(r.duplicate);
+    varve::settle_published().await;
     assert_eq!(read_hint().await, newest);
     assert_eq!(duck(), 1480);
     // And a plain append in another fresh process, after the hint fell behind again.
@@ -264,6 +266,16 @@ async fn a_hint_left_behind_is_repaired_by_the_next_writer() {
         .await
         .unwrap();
     varve::settle_published().await;
+    assert_eq!(duck(), 1481);
+    // A reader repairs it too: after a writer was killed between its commit and its hint, the
+    // next command of any kind (here a query in a fresh process) puts the hint right.
+    let newest = read_hint().await;
+    store.put(&hint, bytes::Bytes::from("2").into()).await.unwrap();
+    assert_eq!(duck(), 1440);
+    let r = backend.open().sql("SELECT count(*) FROM iot.readings").await.unwrap();
+    assert_eq!(r.num_rows(), 1);
+    varve::settle_published().await;
+    assert_eq!(read_hint().await, newest);
     assert_eq!(duck(), 1481);
 }
 
