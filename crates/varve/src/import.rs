@@ -16,9 +16,9 @@ use arrow::row::{RowConverter, SortField};
 
 use crate::error::{Error, ErrorKind, Result};
 use crate::format::{Dedup, Partitioning, TableContract};
+use crate::input::time::{to_utc_micros, TimeOptions};
 use crate::input::{join_time_columns, Input, Progress};
 use crate::lake::Lake;
-use crate::write::time::{to_utc_micros, TimeOptions};
 use crate::{AppendOptions, AppendReport};
 
 /// How to import inputs into a table. The contract fields (`time_columns`, `series_key`,

@@ -18,7 +18,7 @@ use crate::format::{schema, ColumnChange, TableContract};
 use crate::maintain::delete::DeleteReport;
 use crate::maintain::{self, MaintainOptions, MaintainReport};
 use crate::query::context::QueryContext;
-use crate::query::session::{QueryOptions, Session};
+use crate::query::session::{QueryOptions, QueryResult, Session};
 use crate::storage::{Storage, StorageKind};
 
 /// A lake: a directory or bucket prefix holding tables as Iceberg v2 metadata and Parquet files.
@@ -113,22 +113,6 @@ pub struct SnapshotInfo {
     pub note: Option<String>,
     /// Whether this is the table's current snapshot.
     pub is_current: bool,
-}
-
-/// The result of a query: its schema and every batch.
-#[derive(Debug, Clone)]
-pub struct QueryResult {
-    /// Columns of the result.
-    pub schema: SchemaRef,
-    /// The rows, in batches.
-    pub batches: Vec<RecordBatch>,
-}
-
-impl QueryResult {
-    /// Total rows.
-    pub fn num_rows(&self) -> usize {
-        self.batches.iter().map(|b| b.num_rows()).sum()
-    }
 }
 
 /// An append in progress, for inputs too large to hold at once: push batches, then commit.
@@ -227,7 +211,8 @@ impl Lake {
 
     fn with_storage(storage: Storage) -> Result<Lake> {
         let cache = Arc::new(MetadataCache::default().with_decoded_bytes(storage.options.decoded_bytes()));
-        let query = Arc::new(QueryContext::new(&storage, &cache)?);
+        let extensions: crate::query::extension::Extensions = Arc::new([Arc::new(crate::rollup::Rollups) as _]);
+        let query = Arc::new(QueryContext::new(&storage, &cache, extensions)?);
         Ok(Lake { storage, cache, query })
     }
 
@@ -539,7 +524,7 @@ impl Lake {
         let ident = TableIdent::parse(name)?;
         // The commit checks the version at once with its uploads.
         let base = catalog::load_unchecked(&self.storage, &self.cache, &ident).await?;
-        if let Some(e) = crate::rollup::refuse_writes(&ident, base.metadata.properties()) {
+        if let Some(e) = crate::format::properties::refuse_rollup_writes(&ident, base.metadata.properties()) {
             return Err(e);
         }
         Appender::new(self.storage.clone(), self.cache.clone(), base, opts)

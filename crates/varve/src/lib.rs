@@ -41,22 +41,27 @@
 //!
 //! | module | owns |
 //! |---|---|
-//! | `storage` | the object store opened from a URL, conditional writes |
-//! | `format` | Iceberg metadata (schemas, manifests), the table contract in table properties |
+//! | `error` | [`Error`] and its [`ErrorKind`] |
+//! | `units` | durations and sizes in options and properties ([`parse_duration`], [`parse_bytes`]) |
+//! | `background` | work left running after a call answered (publishing a commit), [`settle`] |
+//! | `storage` | the object store opened from a URL, conditional writes, the block cache |
+//! | `format` | Iceberg metadata (schemas, manifests), the table contract and every `varve.*` property |
 //! | `catalog` | tables in the lake's storage: create, drop, list, load, data files of a snapshot |
-//! | `write` | aligning and validating batches, time parsing, sorting, partitioning, Parquet |
-//! | [`input`] | decoding inputs: format detection, CSV/TSV, NDJSON, Parquet, type inference, NULL spellings |
+//! | [`input`] | decoding inputs: format detection, CSV/TSV, NDJSON, Parquet, type inference, NULL spellings, input times, checked casts |
+//! | `write` | aligning and validating batches, sorting, partitioning, Parquet, merging stored files |
 //! | `index` | the last-value index (newest row of every series), derived at each commit from the parent snapshot's |
 //! | `commit` | the one transaction every change goes through: added/removed files, operation, summary, schema and property changes, expiry, batch ids; put-if-absent with rebase and retry; the version hint |
 //! | `maintain` | compaction, retention, deletes, snapshot expiry, orphan cleanup |
-//! | `query` | the DataFusion catalog, table provider, pruning, INSERT, functions, time travel |
+//! | `query` | the DataFusion catalog, table provider, pruning, INSERT, functions, time travel, extension points |
+//! | `rollup` | materialized rollups, registered through `query`'s extension points |
 //! | `lake` | the facade, [`Lake`] |
 //! | [`import`](mod@import) | inputs into a table in one commit (create if missing, report), shared by CLI and Python |
 //!
+//! A module imports only modules above it in this table; the test `layering` enforces it.
 //! `index` sits between `write` and `commit`: a commit attempt derives the new snapshot's index
-//! (reading data files through `write::merge` when it must rebuild one), so `commit` imports
-//! `index` and never the other way. `query` uses `commit` for `INSERT INTO`; nothing below `query` imports it. `input` uses only
-//! `write` (time and cast rules) and `error`; `import` sits on top of `lake` and `input`.
+//! (reading data files through `write::merge` when it must rebuild one). `rollup` plans
+//! statements through `query`, and `query` reaches rollups only through the extensions the facade
+//! registers (`query::extension`).
 
 #![forbid(unsafe_code)]
 #![warn(missing_docs, missing_debug_implementations, rustdoc::broken_intra_doc_links)]
@@ -74,27 +79,28 @@ mod maintain;
 mod query;
 mod rollup;
 mod storage;
+mod units;
 mod write;
 
 pub use background::{settle, settle_published};
 pub use catalog::{TableIdent, DEFAULT_NAMESPACE};
 pub use commit::{AppendOptions, AppendReport, InlineMaintenance, SourceCheckpoint, SourcePosition};
 pub use error::{Error, ErrorKind, Result};
-pub use format::properties::{parse_bytes, parse_duration};
 pub use format::{parse_type, type_label, ColumnChange, Dedup, Partitioning, TableContract, PARTITION_ROWS};
 pub use import::{import, ImportOptions, ImportReport};
+pub use input::time::{parse_time_unit, times_to_micros};
+pub use input::TimeOptions;
 pub use input::{Input, InputFormat, MostlyTyped, TextOptions};
-pub use lake::{Lake, QueryResult, SnapshotInfo, TableAppender, TableDescription, TableInfo};
+pub use lake::{Lake, SnapshotInfo, TableAppender, TableDescription, TableInfo};
 pub use maintain::delete::DeleteReport;
 pub use maintain::{MaintainOptions, MaintainProgress, MaintainReport, ProgressFn, DEFAULT_ORPHAN_AGE};
 pub use query::functions::function_reference;
 pub use query::references::referenced_tables;
-pub use query::session::{split_statements, Described, QueryOptions, Scans, Session};
+pub use query::session::{split_statements, Described, QueryOptions, QueryResult, Scans, Session};
 pub use query::text::nested_as_text;
 pub use rollup::{RefreshReport, RollupInfo};
 pub use storage::{default_lake_url, CacheMode, CacheStats, StorageKind, DEFAULT_LAKE, LAKE_ENV};
-pub use write::time::{parse_time_unit, times_to_micros};
-pub use write::TimeOptions;
+pub use units::{parse_bytes, parse_duration};
 
 /// Stack bytes for the threads that plan and run queries (the runtime's workers): DataFusion walks
 /// expressions recursively, and `SELECT sum(c1 + ... + c400)` needs several MiB in a debug build.

@@ -37,6 +37,18 @@ use parquet::file::metadata::ParquetMetaData;
 use crate::catalog::TableIdent;
 use crate::format::metadata_json::{Refs, SnapshotJsonCache};
 
+/// The rows of one data file in a table's schema, as the query's small-file path
+/// (`query::small_files`) keeps them in this cache.
+#[derive(Debug, Clone)]
+pub(crate) struct DecodedFile {
+    /// The table schema the rows were read in (every column nullable, as query scans see it).
+    pub(crate) schema: arrow::datatypes::SchemaRef,
+    /// The file's size (bytes), as the manifest gives it.
+    pub(crate) bytes: u64,
+    /// All of the file's rows, in the file's order.
+    pub(crate) rows: arrow::array::RecordBatch,
+}
+
 /// A decoded metadata file and its snapshot references.
 type MetadataEntry = (Arc<TableMetadata>, Arc<Refs>);
 
@@ -71,7 +83,7 @@ pub(crate) struct MetadataCache {
     versions: Cache<String, (u64, uuid::Uuid, Instant)>,
     /// Rows of small data files by path (`query::small_files`); `None` when the lake option
     /// `cache-decoded-bytes` is 0 or the block cache is off.
-    decoded: Option<Cache<String, (crate::query::small_files::DecodedFile, u32)>>,
+    decoded: Option<Cache<String, (DecodedFile, u32)>>,
 }
 
 impl Default for MetadataCache {
@@ -102,21 +114,19 @@ impl MetadataCache {
         self.decoded = (bytes > 0).then(|| {
             Cache::builder()
                 .max_capacity(bytes)
-                .weigher(|k: &String, v: &(crate::query::small_files::DecodedFile, u32)| {
-                    v.1.saturating_add(k.len() as u32)
-                })
+                .weigher(|k: &String, v: &(DecodedFile, u32)| v.1.saturating_add(k.len() as u32))
                 .build()
         });
         self
     }
 
     /// The decoded rows of the data file at `path`, if held.
-    pub(crate) fn decoded(&self, path: &str) -> Option<crate::query::small_files::DecodedFile> {
+    pub(crate) fn decoded(&self, path: &str) -> Option<DecodedFile> {
         self.decoded.as_ref()?.get(path).map(|v| v.0)
     }
 
     /// Keeps the decoded rows of the data file at `path`.
-    pub(crate) fn put_decoded(&self, path: &str, file: crate::query::small_files::DecodedFile) {
+    pub(crate) fn put_decoded(&self, path: &str, file: DecodedFile) {
         if let Some(cache) = &self.decoded {
             let bytes = file.rows.get_array_memory_size();
             cache.insert(path.to_string(), (file, weight(bytes)));

@@ -21,7 +21,7 @@ use object_store::path::Path;
 mod cache;
 pub(crate) mod head;
 
-pub(crate) use cache::{footer_in, MetadataCache, FOOTER_BYTES};
+pub(crate) use cache::{footer_in, DecodedFile, MetadataCache, FOOTER_BYTES};
 
 use crate::error::{Error, ErrorKind, Result};
 use crate::format::metadata_json::{self, Refs};
@@ -248,7 +248,7 @@ pub(crate) async fn load_recent(storage: &Storage, cache: &MetadataCache, ident:
             .metadata
             .properties()
             .get(crate::format::properties::PROP_VERSION_CHECK_INTERVAL)
-            .and_then(|v| crate::format::properties::parse_duration(v).ok())
+            .and_then(|v| crate::units::parse_duration(v).ok())
             .unwrap_or(storage.options.version_check_interval);
         if age < interval {
             return Ok(t);

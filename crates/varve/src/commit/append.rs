@@ -21,10 +21,11 @@ use crate::format::manifest::partition_of;
 use crate::format::properties::MaintenanceSettings;
 use crate::format::{schema, Dedup, TableContract};
 use crate::index::last_value;
+use crate::input::TimeOptions;
 use crate::storage::Storage;
 use crate::write::keys::KeySet;
 use crate::write::merge::MergeJob;
-use crate::write::{align, encode, TimeOptions};
+use crate::write::{align, encode};
 
 /// Input buffered in memory before it is sorted, encoded and uploaded: bounds an append's memory
 /// (about twice this at peak) while keeping files large.

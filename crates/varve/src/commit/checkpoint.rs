@@ -23,9 +23,7 @@
 use std::collections::HashMap;
 
 use crate::error::{Error, ErrorKind, Result};
-
-/// Prefix of the table properties that keep source positions.
-pub(crate) const PROP_SOURCE_PREFIX: &str = "varve.source.";
+use crate::format::properties::PROP_SOURCE_PREFIX;
 
 /// One stream's part of a checkpoint: the commit's rows cover positions `from..to` (`to` is
 /// exclusive; positions between may be absent, as Kafka offsets of transaction markers are).

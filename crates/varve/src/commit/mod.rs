@@ -60,8 +60,6 @@ use crate::storage::Storage;
 
 pub use append::{AppendOptions, AppendReport, InlineMaintenance};
 
-/// A data file's footer with its page indexes: path, size in bytes, decoded metadata.
-pub(crate) type Footer = (Path, u64, Arc<parquet::file::metadata::ParquetMetaData>);
 pub use checkpoint::{SourceCheckpoint, SourcePosition};
 
 /// Snapshot summary key holding an append's batch id.
@@ -152,7 +150,7 @@ pub(crate) struct Transaction {
     /// Footers of data files this change wrote and did not keep yet (a merge's outputs): kept in
     /// the cache when the change commits, so that this process's queries and the head object
     /// have them.
-    pub(crate) footers: Vec<Footer>,
+    pub(crate) footers: Vec<crate::write::WrittenFooter>,
     /// Recomputes the change against each attempt's newest metadata.
     pub(crate) rebase: Option<Arc<dyn Rebase>>,
     /// What the change does to the rows, for the last-value index (`index::last_value`); when

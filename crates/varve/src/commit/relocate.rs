@@ -114,7 +114,7 @@ impl Relocation {
         cache: &MetadataCache,
         table: &str,
         f: &DataFile,
-        footers: &mut [super::Footer],
+        footers: &mut [crate::write::WrittenFooter],
     ) -> Result<DataFile> {
         let from = storage.path_of(f.file_path())?;
         let dir = from.as_ref().rsplit_once('/').map(|(d, _)| d).unwrap_or("");

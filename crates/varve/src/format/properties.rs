@@ -26,6 +26,7 @@ use std::time::Duration;
 
 use crate::error::{Error, Result};
 use crate::format::contract::{PROP_DEDUP, PROP_PARTITION, PROP_SERIES_KEY, PROP_TIME_COLUMN};
+use crate::units::{parse_bytes, parse_duration};
 
 /// Compaction's output file size in bytes.
 pub(crate) const PROP_TARGET_FILE_SIZE: &str = "varve.target-file-size";
@@ -33,6 +34,48 @@ pub(crate) const PROP_TARGET_FILE_SIZE: &str = "varve.target-file-size";
 pub(crate) const PROP_ROW_GROUP_ROWS: &str = "varve.row-group-rows";
 /// Rows per data page at most.
 pub(crate) const PROP_PAGE_ROWS: &str = "varve.page-rows";
+
+/// Rows per Parquet row group unless [`PROP_ROW_GROUP_ROWS`] says otherwise: large enough for
+/// good compression and few footers, small enough that a time-range scan can skip most of a big
+/// file by row-group statistics.
+pub(crate) const DEFAULT_ROW_GROUP_ROWS: usize = 256 * 1024;
+
+/// Rows per data page at most unless [`PROP_PAGE_ROWS`] says otherwise (parquet-rs's default is
+/// 20,000). A read pruned by the page index (Parquet spec, "Page Index") decodes whole pages, so this bounds what a selective read of a
+/// sorted file decodes: a series' newest rows, one series' hour. Smaller pages cost page headers
+/// and page-index entries (122 per column per million rows at 8,192) and compress a little worse;
+/// see docs/performance.md "Page size" for the measurement behind the value.
+pub(crate) const DEFAULT_PAGE_ROWS: usize = 8 * 1024;
+
+/// Prefix of the table properties that keep stream positions (`varve.source.<source>.<stream>`,
+/// written by `commit::checkpoint`).
+pub(crate) const PROP_SOURCE_PREFIX: &str = "varve.source.";
+
+/// Rollup table property: rollups (`rollup`) keep their definition and watermark in these.
+/// Rollup table property: the table the rollup summarises (`ns.table`).
+pub(crate) const PROP_ROLLUP_SOURCE: &str = "varve.rollup.source";
+/// Rollup table property: the rollup's SELECT, as `rollup::definition` writes it.
+pub(crate) const PROP_ROLLUP_DEFINITION: &str = "varve.rollup.definition";
+/// Rollup table property: the source's snapshot id the rollup's rows cover (the watermark); set in
+/// the same commit as the rows, so the two never disagree.
+pub(crate) const PROP_ROLLUP_WATERMARK: &str = "varve.rollup.watermark";
+/// Rollup table property: the sequence number of the watermark snapshot; the source's data files
+/// with a higher one were added after it.
+pub(crate) const PROP_ROLLUP_WATERMARK_SEQUENCE: &str = "varve.rollup.watermark-sequence";
+/// Source table property: its rollups, `ns.name` separated by commas.
+pub(crate) const PROP_ROLLUPS: &str = "varve.rollups";
+
+/// The error of a write to a rollup's table (`table`, whose properties are `props`), or `None`
+/// for any other table: a rollup's rows change only by its refreshes.
+pub(crate) fn refuse_rollup_writes(table: &dyn std::fmt::Display, props: &HashMap<String, String>) -> Option<Error> {
+    props.get(PROP_ROLLUP_SOURCE).map(|source| {
+        Error::invalid(format!(
+            "{table} is a rollup of {source}: its rows change only by its refreshes (REFRESH ROLLUP {table}); \
+             write to {source}"
+        ))
+    })
+}
+
 /// How float columns are encoded once their dictionary fills.
 pub(crate) const PROP_FLOAT_ENCODING: &str = "varve.float-encoding";
 /// How the time column is encoded.
@@ -185,11 +228,11 @@ impl MaintenanceSettings {
             },
             row_group_rows: match checked(PROP_ROW_GROUP_ROWS)? {
                 Some(v) => parse_count(PROP_ROW_GROUP_ROWS, v)?,
-                None => crate::write::encode::ROW_GROUP_ROWS,
+                None => DEFAULT_ROW_GROUP_ROWS,
             },
             page_rows: match checked(PROP_PAGE_ROWS)? {
                 Some(v) => parse_count(PROP_PAGE_ROWS, v)?,
-                None => crate::write::encode::PAGE_ROWS,
+                None => DEFAULT_PAGE_ROWS,
             },
             float_encoding: match checked(PROP_FLOAT_ENCODING)? {
                 Some(v) => FloatEncoding::parse(v)?,
@@ -300,7 +343,7 @@ pub(crate) fn validate_alter(key: &str, value: Option<&str>) -> Result<()> {
             "{key} is kept by Varve's rollups and cannot be set; use CREATE ROLLUP, DROP ROLLUP and REFRESH ROLLUP"
         )));
     }
-    if key.starts_with(crate::commit::checkpoint::PROP_SOURCE_PREFIX) {
+    if key.starts_with(PROP_SOURCE_PREFIX) {
         return Err(Error::invalid(format!(
             "{key} is a source position kept by `varve ingest` commits and cannot be set"
         )));
@@ -418,75 +461,6 @@ fn parse_bool(key: &str, v: &str) -> Result<bool> {
     }
 }
 
-/// Parses a duration: a number with a unit, `ms`, `s`, `m`, `h`, `d` or `w` (`30d`, `1h`, `90m`,
-/// `250ms`, `0s`); several parts add up (`1h30m`).
-///
-/// Errors: [`crate::ErrorKind::InvalidInput`].
-pub fn parse_duration(v: &str) -> Result<Duration> {
-    let t = v.trim();
-    let bad = || Error::invalid(format!("{v:?}: expected a duration such as 30d, 12h, 90m or 0s"));
-    if t.is_empty() {
-        return Err(bad());
-    }
-    let mut total = 0u64;
-    let mut num = String::new();
-    let mut chars = t.chars().peekable();
-    while let Some(c) = chars.next() {
-        if c.is_ascii_digit() {
-            num.push(c);
-            continue;
-        }
-        let mut unit = c.to_string();
-        while let Some(n) = chars.peek().filter(|n| n.is_ascii_alphabetic()) {
-            unit.push(*n);
-            chars.next();
-        }
-        let n: u64 = num.parse().map_err(|_| bad())?;
-        num.clear();
-        let ms = match unit.to_ascii_lowercase().as_str() {
-            "ms" | "msec" | "msecs" | "millisecond" | "milliseconds" => 1,
-            "s" | "sec" | "secs" | "second" | "seconds" => 1000,
-            "m" | "min" | "mins" | "minute" | "minutes" => 60_000,
-            "h" | "hour" | "hours" => 3_600_000,
-            "d" | "day" | "days" => 86_400_000,
-            "w" | "week" | "weeks" => 7 * 86_400_000,
-            _ => return Err(bad()),
-        };
-        total = total.checked_add(n.checked_mul(ms).ok_or_else(bad)?).ok_or_else(bad)?;
-    }
-    if !num.is_empty() {
-        return Err(bad());
-    }
-    Ok(Duration::from_millis(total))
-}
-
-/// Parses a size: `1048576`, `512KiB`, `64MiB`, `2GiB` (KB/MB/GB are powers of 1000).
-///
-/// Errors: [`crate::ErrorKind::InvalidInput`].
-pub fn parse_bytes(s: &str) -> Result<u64> {
-    let t = s.trim();
-    let split = t.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(t.len());
-    let (num, unit) = t.split_at(split);
-    let n: f64 = num
-        .parse()
-        .map_err(|_| Error::invalid(format!("{s:?}: expected a size such as 512MiB")))?;
-    let mult = match unit.trim().to_ascii_lowercase().as_str() {
-        "" | "b" => 1.0,
-        "k" | "kib" => 1024.0,
-        "m" | "mib" => 1024.0 * 1024.0,
-        "g" | "gib" => 1024.0 * 1024.0 * 1024.0,
-        "kb" => 1e3,
-        "mb" => 1e6,
-        "gb" => 1e9,
-        other => {
-            return Err(Error::invalid(format!(
-                "{s:?}: unknown unit {other:?} (use KiB, MiB, GiB)"
-            )))
-        }
-    };
-    Ok((n * mult) as u64)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -522,16 +496,6 @@ mod tests {
             e.contains("varve.time-encoding") && e.contains("delta or dictionary"),
             "{e}"
         );
-    }
-
-    #[test]
-    fn durations() {
-        assert_eq!(parse_duration("30d").unwrap(), Duration::from_secs(30 * 86_400));
-        assert_eq!(parse_duration("1h30m").unwrap(), Duration::from_secs(5400));
-        assert_eq!(parse_duration("0s").unwrap(), Duration::ZERO);
-        assert_eq!(parse_duration("1s250ms").unwrap(), Duration::from_millis(1250));
-        assert!(parse_duration("30").is_err());
-        assert!(parse_duration("x").is_err());
     }
 
     #[test]

@@ -15,7 +15,7 @@ use arrow::array::{ArrayRef, RecordBatch, StringBuilder};
 use arrow::datatypes::{DataType, Field, Schema};
 
 use crate::error::{Error, Result};
-use crate::write::align::cast_checked;
+use crate::input::cast::cast_checked;
 
 use super::columns::header_names;
 use super::infer::{Guess, MostlyTyped};

@@ -2,16 +2,16 @@
 //!
 //! Owns the input formats: detection from a name (`detect`), opening text with gzip and byte-order
 //! marks (`source`), CSV/TSV (`csv`), type inference from text (`infer`), NDJSON (`ndjson`),
-//! Parquet (`parquet`) and the column names of a header (`columns`). The CLI, the Python package,
-//! and later the HTTP server and Kafka ingestion share it, so every rule here holds for every way
-//! data comes in.
+//! Parquet (`parquet`) and the column names of a header (`columns`); parsing input times (`time`)
+//! and checked casts of values to a column's type (`cast`). The CLI, the Python package, the HTTP
+//! server and Kafka ingestion share it, so every rule here holds for every way data comes in.
 //!
 //! It must not write, commit or know tables beyond the Arrow schema it is handed: values of the
-//! columns a table has are passed on as text, for `write::align` to convert with checked casts
-//! (nothing is ever silently nulled or changed); columns the table lacks get the types inference
-//! gives a new table. Imports run one way: `input` uses `write` (time and cast rules) and `error`,
-//! nothing above it.
+//! columns a table has are passed on as text, for `write::align` to convert with `cast`'s checked
+//! casts (nothing is ever silently nulled or changed); columns the table lacks get the types
+//! inference gives a new table. It imports only `error` and `format` (the UTC zone name).
 
+pub(crate) mod cast;
 mod columns;
 mod csv;
 mod detect;
@@ -19,6 +19,7 @@ mod infer;
 mod ndjson;
 mod parquet;
 mod source;
+pub(crate) mod time;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -33,6 +34,7 @@ pub use columns::join_time_columns;
 pub use detect::InputFormat;
 pub use infer::MostlyTyped;
 pub use ndjson::repeated_key;
+pub use time::TimeOptions;
 
 /// Rows read to infer the column types of a text input.
 pub const INFER_ROWS: usize = 100_000;

@@ -41,6 +41,8 @@ impl datafusion::common::config::ConfigExtension for VarveOptions {
 #[derive(Clone)]
 pub(crate) struct QueryContext {
     base: SessionState,
+    /// What modules above `query` add to every session ([`crate::query::extension`]).
+    pub(crate) extensions: crate::query::extension::Extensions,
 }
 
 impl std::fmt::Debug for QueryContext {
@@ -53,7 +55,11 @@ impl QueryContext {
     /// The context of the lake in `storage`, whose footers go into `cache`.
     ///
     /// Errors: [`crate::ErrorKind::Internal`] when DataFusion refuses the runtime.
-    pub(crate) fn new(storage: &Storage, cache: &MetadataCache) -> Result<QueryContext> {
+    pub(crate) fn new(
+        storage: &Storage,
+        cache: &MetadataCache,
+        extensions: crate::query::extension::Extensions,
+    ) -> Result<QueryContext> {
         let config = SessionConfig::new()
             .with_information_schema(true)
             .with_default_catalog_and_schema(CATALOG, DEFAULT_NAMESPACE)
@@ -99,14 +105,14 @@ impl QueryContext {
         for f in functions::aggregates() {
             base.register_udaf(Arc::new(f))?;
         }
-        // The rollups' state merges (`__varve_...`), which rollup SQL uses.
-        for f in crate::rollup::states::all() {
+        // The mergeable aggregate states (`__varve_...`), which rollups' SQL uses.
+        for f in crate::query::functions::states::all() {
             base.register_udaf(Arc::new(f))?;
         }
         for f in functions::windows() {
             base.register_udwf(Arc::new(f))?;
         }
-        Ok(QueryContext { base })
+        Ok(QueryContext { base, extensions })
     }
 
     /// A new DataFusion context for one session: the shared state with an empty catalog list of

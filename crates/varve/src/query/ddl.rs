@@ -363,7 +363,13 @@ pub(crate) enum Ran {
 ///
 /// Errors: the engine call's (for example [`crate::ErrorKind::AlreadyExists`],
 /// [`crate::ErrorKind::NotFound`]).
-pub(crate) async fn run(ddl: Ddl, storage: &Storage, cache: &Arc<MetadataCache>, ctx: &SessionContext) -> Result<Ran> {
+pub(crate) async fn run(
+    ddl: Ddl,
+    storage: &Storage,
+    cache: &Arc<MetadataCache>,
+    ctx: &SessionContext,
+    extensions: &crate::query::extension::Extensions,
+) -> Result<Ran> {
     // What the statement did, as one row of one column `result` (a shell prints it).
     let done = |text: String| -> Result<Ran> {
         let schema = Arc::new(Schema::new(vec![Field::new(
@@ -409,7 +415,9 @@ pub(crate) async fn run(ddl: Ddl, storage: &Storage, cache: &Arc<MetadataCache>,
         Ddl::DropTable { tables, if_exists } => {
             let mut dropped = Vec::new();
             for t in &tables {
-                Box::pin(crate::rollup::unlist_if_rollup(storage, cache, t)).await?;
+                for extension in extensions.iter() {
+                    extension.before_drop(storage, cache, t).await?;
+                }
                 match lake_catalog::drop_table(storage, cache, t).await {
                     Ok(_) => dropped.push(t.to_string()),
                     Err(e) if if_exists && e.kind() == crate::ErrorKind::NotFound => {}

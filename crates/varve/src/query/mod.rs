@@ -15,6 +15,7 @@ pub(crate) mod catalog;
 pub(crate) mod chain;
 pub(crate) mod context;
 pub(crate) mod ddl;
+pub(crate) mod extension;
 pub(crate) mod file_order;
 pub(crate) mod footers;
 pub(crate) mod functions;

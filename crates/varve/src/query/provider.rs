@@ -628,7 +628,9 @@ impl TableProvider for VarveTable {
         if !self.is_current {
             return Err(Error::invalid("cannot delete from a past snapshot of a table").into());
         }
-        if let Some(e) = crate::rollup::refuse_writes(&self.table.ident, self.table.metadata.properties()) {
+        if let Some(e) =
+            crate::format::properties::refuse_rollup_writes(&self.table.ident, self.table.metadata.properties())
+        {
             return Err(e.into());
         }
         let mut exprs: Vec<Expr> = Vec::new();
@@ -683,7 +685,9 @@ impl TableProvider for VarveTable {
         if !self.is_current {
             return Err(Error::invalid("cannot insert into a past snapshot of a table").into());
         }
-        if let Some(e) = crate::rollup::refuse_writes(&self.table.ident, self.table.metadata.properties()) {
+        if let Some(e) =
+            crate::format::properties::refuse_rollup_writes(&self.table.ident, self.table.metadata.properties())
+        {
             return Err(e.into());
         }
         if insert_op != InsertOp::Append {

@@ -14,12 +14,28 @@ use futures::StreamExt;
 
 use crate::catalog::MetadataCache;
 use crate::error::{Error, ErrorKind, Result};
-use crate::lake::QueryResult;
 use crate::query::catalog::{ExtraSchemas, LakeCatalog, CATALOG};
 use crate::query::context::QueryContext;
+use crate::query::extension::{CustomStatement, QueryExtension};
 use crate::query::provider::{QueryEnv, ScanNote};
 use crate::query::{asof, ddl, functions, gapfill, time_travel};
 use crate::storage::Storage;
+
+/// The result of a query: its schema and every batch.
+#[derive(Debug, Clone)]
+pub struct QueryResult {
+    /// Columns of the result.
+    pub schema: SchemaRef,
+    /// The rows, in batches.
+    pub batches: Vec<RecordBatch>,
+}
+
+impl QueryResult {
+    /// Total rows.
+    pub fn num_rows(&self) -> usize {
+        self.batches.iter().map(|b| b.num_rows()).sum()
+    }
+}
 
 /// A planned statement, ready to run.
 pub(crate) struct Prepared {
@@ -235,6 +251,7 @@ pub struct Session {
     deletes: Arc<Mutex<Vec<crate::maintain::delete::DeleteReport>>>,
     limits: QueryOptions,
     extra: ExtraSchemas,
+    extensions: crate::query::extension::Extensions,
     /// Refuse statements that read or write files by path (`COPY ... TO`, `CREATE EXTERNAL
     /// TABLE`): set by servers ([`Session::refuse_file_access`]).
     no_files: std::sync::atomic::AtomicBool,
@@ -270,6 +287,7 @@ impl Session {
             deletes: Arc::new(Mutex::new(Vec::new())),
             limits,
             extra: ExtraSchemas::default(),
+            extensions: query.extensions.clone(),
             no_files: std::sync::atomic::AtomicBool::new(false),
         })
     }
@@ -383,9 +401,8 @@ impl Session {
     pub async fn describe(&self, sql: &str) -> Result<Described> {
         let text = time_travel::rewrite(sql)?;
         let text = text.as_deref().unwrap_or(sql);
-        let runs_when_planned = match crate::rollup::definition::parse(text)? {
-            Some(crate::rollup::definition::RollupStatement::Show { .. }) => false,
-            Some(_) => true,
+        let runs_when_planned = match self.parse_custom(text)? {
+            Some((_, statement)) => statement.changes_lake,
             None => ddl::parse(text)?.is_some(),
         };
         if runs_when_planned {
@@ -447,8 +464,8 @@ impl Session {
         );
         check_depth(text)?;
         let (scans, deletes) = (self.scans.clone(), self.deletes.clone());
-        if let Some(statement) = crate::rollup::definition::parse(text)? {
-            let batch = Box::pin(crate::rollup::run(self, statement)).await?;
+        if let Some((extension, statement)) = self.parse_custom(text)? {
+            let batch = extension.run(self, statement).await?;
             return Ok(Prepared {
                 df: self.ctx.read_batch(batch)?,
                 scans,
@@ -459,7 +476,7 @@ impl Session {
         }
         if let Some(statement) = ddl::parse(text)? {
             // DDL runs when it is planned, as DataFusion's own DDL does.
-            let df = match ddl::run(statement, &self.storage, &self.cache, &self.ctx).await? {
+            let df = match ddl::run(statement, &self.storage, &self.cache, &self.ctx, &self.extensions).await? {
                 ddl::Ran::Done(df) => *df,
                 ddl::Ran::Fill { table, insert } => {
                     let filled = async { Box::pin(self.prepare(&insert)).await?.collect(&self.limits).await };
@@ -534,14 +551,35 @@ impl Session {
     /// (`rollup::route`): the stream and what routing did.
     pub(crate) async fn internal_stream_routed(&self, sql: &str) -> Result<(SendableRecordBatchStream, Vec<String>)> {
         let plan = self.internal_plan(sql).await?;
-        let (plan, routes) = match rollup_routing(&self.ctx.state())? {
-            true => Box::pin(crate::rollup::route::route(self, plan)).await?,
-            false => (plan, vec![]),
-        };
+        let (plan, routes) = self.rewrite(plan).await?;
         Ok((
             self.ctx.execute_logical_plan(plan).await?.execute_stream().await?,
             routes,
         ))
+    }
+
+    /// The extension whose statement `text` is, with its parse ([`QueryExtension::parse`]).
+    ///
+    /// Errors: the extension's, for a malformed statement of its own.
+    fn parse_custom(&self, text: &str) -> Result<Option<(&dyn QueryExtension, CustomStatement)>> {
+        for extension in self.extensions.iter() {
+            if let Some(statement) = extension.parse(text)? {
+                return Ok(Some((extension.as_ref(), statement)));
+            }
+        }
+        Ok(None)
+    }
+
+    /// A planned query after every extension's rewrite ([`QueryExtension::rewrite`]), with what
+    /// they did.
+    async fn rewrite(&self, mut plan: LogicalPlan) -> Result<(LogicalPlan, Vec<String>)> {
+        let mut notes = Vec::new();
+        for extension in self.extensions.iter() {
+            let (rewritten, more) = extension.rewrite(self, plan).await?;
+            plan = rewritten;
+            notes.extend(more);
+        }
+        Ok((plan, notes))
     }
 
     /// The schema of Varve's own SQL's result.
@@ -669,34 +707,8 @@ impl Session {
             plan = asof::plan_joins(plan).map_err(PlanError::Varve)?;
         }
         plan = gapfill::plan_gapfill(plan).map_err(PlanError::Varve)?;
-        let mut routes = Vec::new();
-        if rollup_routing(&state).map_err(PlanError::Varve)? {
-            // Boxed: the routing's future is large, and a statement's future lives on the caller's
-            // stack (a debug build's test thread overflowed).
-            (plan, routes) = Box::pin(crate::rollup::route::route(self, plan))
-                .await
-                .map_err(PlanError::Varve)?;
-        }
+        let (plan, routes) = self.rewrite(plan).await.map_err(PlanError::Varve)?;
         Ok((self.ctx.execute_logical_plan(plan).await?, routes))
-    }
-}
-
-/// Whether `SET varve.rollup_routing` leaves rollup routing on (`on`/`true`, the default, or
-/// `off`/`false`).
-///
-/// Errors: [`crate::ErrorKind::InvalidInput`] for another value.
-fn rollup_routing(state: &datafusion::execution::session_state::SessionState) -> Result<bool> {
-    let options = state.config().options();
-    let Some(v) = options.extensions.get::<crate::query::context::VarveOptions>() else {
-        return Ok(true);
-    };
-    match v.rollup_routing.to_ascii_lowercase().as_str() {
-        "on" | "true" | "1" => Ok(true),
-        "off" | "false" | "0" => Ok(false),
-        other => Err(Error::invalid(format!(
-            "{} = '{other}': expected on or off",
-            crate::rollup::route::SETTING
-        ))),
     }
 }
 

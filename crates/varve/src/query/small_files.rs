@@ -33,23 +33,12 @@ use datafusion::datasource::source::DataSourceExec;
 use datafusion::execution::object_store::ObjectStoreUrl;
 use datafusion::physical_plan::{ExecutionPlan, PhysicalExpr};
 
-use crate::catalog::MetadataCache;
+use crate::catalog::{DecodedFile, MetadataCache};
 
 /// Most rows of a data file read from memory.
 pub(crate) const MAX_ROWS: u64 = 16_384;
 /// Most bytes (Parquet, as stored) of a data file read from memory.
 pub(crate) const MAX_BYTES: u64 = 2 << 20;
-
-/// The rows of one data file in a table's schema.
-#[derive(Debug, Clone)]
-pub(crate) struct DecodedFile {
-    /// The table schema the rows were read in (every column nullable, as query scans see it).
-    pub(crate) schema: SchemaRef,
-    /// The file's size (bytes), as the manifest gives it.
-    pub(crate) bytes: u64,
-    /// All of the file's rows, in the file's order.
-    pub(crate) rows: RecordBatch,
-}
 
 /// Whether a data file of `rows` rows and `bytes` bytes is read from memory.
 fn is_small(rows: u64, bytes: u64) -> bool {

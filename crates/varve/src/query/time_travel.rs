@@ -16,7 +16,7 @@ use datafusion::sql::sqlparser::keywords::Keyword;
 use datafusion::sql::sqlparser::tokenizer::{Token, Tokenizer, Word};
 
 use crate::error::{Error, Result};
-use crate::write::time::parse_time_str;
+use crate::input::time::parse_time_str;
 
 /// A table name suffix selecting a snapshot.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -1,5 +1,5 @@
 //! A rollup's definition: what `CREATE ROLLUP name ON table AS SELECT ...` says, checked and kept
-//! in the rollup table's properties ([`PROP_DEFINITION`]), and the SQL that computes its rows
+//! in the rollup table's properties ([`PROP_ROLLUP_DEFINITION`]), and the SQL that computes its rows
 //! ([`RollupDef::state_sql`]).
 //!
 //! The SELECT takes group columns (any columns of the table, by name), one
@@ -25,19 +25,7 @@ use datafusion::sql::sqlparser::parser::Parser;
 
 use crate::catalog::TableIdent;
 use crate::error::{Error, Result};
-
-/// Rollup table property: the table the rollup summarises (`ns.table`).
-pub(crate) const PROP_SOURCE: &str = "varve.rollup.source";
-/// Rollup table property: the rollup's SELECT, as [`RollupDef::select_sql`] writes it.
-pub(crate) const PROP_DEFINITION: &str = "varve.rollup.definition";
-/// Rollup table property: the source's snapshot id the rollup's rows cover (the watermark); set in
-/// the same commit as the rows, so the two never disagree.
-pub(crate) const PROP_WATERMARK: &str = "varve.rollup.watermark";
-/// Rollup table property: the sequence number of the watermark snapshot; the source's data files
-/// with a higher one were added after it.
-pub(crate) const PROP_WATERMARK_SEQUENCE: &str = "varve.rollup.watermark-sequence";
-/// Source table property: its rollups, `ns.name` separated by commas.
-pub(crate) const PROP_ROLLUPS: &str = "varve.rollups";
+use crate::format::properties::{PROP_ROLLUP_DEFINITION, PROP_ROLLUP_SOURCE};
 
 /// How to use `CREATE ROLLUP`, for errors.
 pub(crate) const USAGE: &str = "CREATE ROLLUP [IF NOT EXISTS] name ON table AS SELECT <columns>, \
@@ -185,7 +173,7 @@ impl Aggregate {
                 ),
                 (
                     format!("{n}__sketch"),
-                    format!("{}({c})", crate::rollup::states::TDIGEST),
+                    format!("{}({c})", crate::query::functions::states::TDIGEST),
                 ),
             ],
             AggKind::FirstNotNull | AggKind::LastNotNull => vec![
@@ -225,7 +213,7 @@ impl Aggregate {
             }
             AggKind::Twa => format!(
                 "{}({}, {}, {}, {}, {}, {}, '{}')",
-                crate::rollup::states::TWA_MERGE,
+                crate::query::functions::states::TWA_MERGE,
                 col(n),
                 col(&format!("{n}__count")),
                 col(&format!("{n}__first_time")),
@@ -236,7 +224,7 @@ impl Aggregate {
             ),
             AggKind::Percentile => format!(
                 "{}({}, {})",
-                crate::rollup::states::TDIGEST_QUANTILE,
+                crate::query::functions::states::TDIGEST_QUANTILE,
                 col(&format!("{n}__sketch")),
                 self.param.as_deref().unwrap_or("0.5")
             ),
@@ -695,7 +683,7 @@ impl RollupDef {
         format!("time_bucket({})", args.join(", "))
     }
 
-    /// The definition as a SELECT, as it is stored ([`PROP_DEFINITION`]) and shown.
+    /// The definition as a SELECT, as it is stored ([`PROP_ROLLUP_DEFINITION`]) and shown.
     pub(crate) fn select_sql(&self) -> String {
         let mut items: Vec<String> = self.groups.iter().map(|g| quote(g)).collect();
         items.push(format!(
@@ -769,7 +757,7 @@ impl RollupDef {
         rollup: &TableIdent,
         props: &std::collections::HashMap<String, String>,
     ) -> Result<Option<RollupDef>> {
-        let (Some(source), Some(select)) = (props.get(PROP_SOURCE), props.get(PROP_DEFINITION)) else {
+        let (Some(source), Some(select)) = (props.get(PROP_ROLLUP_SOURCE), props.get(PROP_ROLLUP_DEFINITION)) else {
             return Ok(None);
         };
         let source = TableIdent::parse(source)?;
@@ -800,8 +788,8 @@ mod tests {
         assert_eq!(c.def.groups, vec!["name", "fleet"]);
         assert_eq!(c.def.state_names(), vec!["n", "v", "v__count", "fuel", "fuel__time"]);
         let mut props = std::collections::HashMap::new();
-        props.insert(PROP_SOURCE.to_string(), "iot.readings".to_string());
-        props.insert(PROP_DEFINITION.to_string(), c.def.select_sql());
+        props.insert(PROP_ROLLUP_SOURCE.to_string(), "iot.readings".to_string());
+        props.insert(PROP_ROLLUP_DEFINITION.to_string(), c.def.select_sql());
         let back = RollupDef::from_properties(&c.def.rollup, &props).unwrap().unwrap();
         assert_eq!(back, c.def);
     }

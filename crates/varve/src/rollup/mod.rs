@@ -17,7 +17,6 @@
 pub(crate) mod definition;
 pub(crate) mod refresh;
 pub(crate) mod route;
-pub(crate) mod states;
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -29,13 +28,64 @@ use iceberg::spec::Operation;
 use crate::catalog::{self, MetadataCache, TableIdent};
 use crate::commit::{self, Transaction};
 use crate::error::{Error, ErrorKind, Result};
+use crate::format::properties::{PROP_ROLLUPS, PROP_ROLLUP_DEFINITION, PROP_ROLLUP_SOURCE, PROP_ROLLUP_WATERMARK};
 use crate::format::{Partitioning, TableContract};
+use crate::query::extension::{CustomStatement, QueryExtension};
 use crate::query::session::Session;
 use crate::storage::Storage;
-use definition::{
-    CreateRollup, RollupDef, RollupStatement, PROP_DEFINITION, PROP_ROLLUPS, PROP_SOURCE, PROP_WATERMARK,
-};
+use datafusion::logical_expr::LogicalPlan;
+use definition::{CreateRollup, RollupDef, RollupStatement};
+use futures::future::BoxFuture;
 pub use refresh::RefreshReport;
+
+/// Rollups as an extension of statement handling ([`crate::query::extension`]): the rollup
+/// statements (`CREATE ROLLUP`, `DROP ROLLUP`, `REFRESH ROLLUP`, `SHOW ROLLUPS`), routing of
+/// aggregate queries to rollups (unless `SET varve.rollup_routing = off`), and unlisting a rollup
+/// from its source when it is dropped with `DROP TABLE`. The facade registers it.
+#[derive(Debug)]
+pub(crate) struct Rollups;
+
+impl QueryExtension for Rollups {
+    fn parse(&self, text: &str) -> Result<Option<CustomStatement>> {
+        Ok(definition::parse(text)?.map(|statement| CustomStatement {
+            changes_lake: !matches!(statement, RollupStatement::Show { .. }),
+            parsed: Box::new(statement),
+        }))
+    }
+
+    fn run<'a>(&'a self, session: &'a Session, statement: CustomStatement) -> BoxFuture<'a, Result<RecordBatch>> {
+        Box::pin(async move {
+            match statement.parsed.downcast::<RollupStatement>() {
+                Ok(statement) => run(session, *statement).await,
+                Err(_) => Err(Error::internal("not a rollup statement")),
+            }
+        })
+    }
+
+    fn rewrite<'a>(
+        &'a self,
+        session: &'a Session,
+        plan: LogicalPlan,
+    ) -> BoxFuture<'a, Result<(LogicalPlan, Vec<String>)>> {
+        // Boxed: the routing's future is large, and a statement's future lives on the caller's
+        // stack (a debug build's test thread overflowed).
+        Box::pin(async move {
+            match route::rollup_routing(&session.state())? {
+                true => route::route(session, plan).await,
+                false => Ok((plan, vec![])),
+            }
+        })
+    }
+
+    fn before_drop<'a>(
+        &'a self,
+        storage: &'a Storage,
+        cache: &'a MetadataCache,
+        table: &'a TableIdent,
+    ) -> BoxFuture<'a, Result<()>> {
+        Box::pin(unlist_if_rollup(storage, cache, table))
+    }
+}
 
 /// A rollup as `SHOW ROLLUPS` and `varve rollup ls` list it.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
@@ -117,11 +167,11 @@ pub(crate) async fn create(session: &Session, c: CreateRollup) -> Result<Option<
             format!("table {} exists already", def.rollup),
         ));
     }
-    if source.metadata.properties().contains_key(PROP_SOURCE) {
+    if source.metadata.properties().contains_key(PROP_ROLLUP_SOURCE) {
         return Err(Error::invalid(format!(
             "{} is itself a rollup; define the rollup on the table it summarises ({})",
             def.source,
-            source.metadata.properties()[PROP_SOURCE]
+            source.metadata.properties()[PROP_ROLLUP_SOURCE]
         )));
     }
     let contract = source.contract()?;
@@ -165,8 +215,8 @@ pub(crate) async fn create(session: &Session, c: CreateRollup) -> Result<Option<
         .with_series_key(def.groups.clone())
         .with_partitioning(partitioning_for(bucketer.nominal_nanos()));
     let mut props = HashMap::new();
-    props.insert(PROP_SOURCE.to_string(), def.source.to_string());
-    props.insert(PROP_DEFINITION.to_string(), def.select_sql());
+    props.insert(PROP_ROLLUP_SOURCE.to_string(), def.source.to_string());
+    props.insert(PROP_ROLLUP_DEFINITION.to_string(), def.select_sql());
     catalog::create_with_properties(storage, cache, &def.rollup, &Schema::new(fields), &contract, props).await?;
     let name = def.rollup.clone();
     if let Err(e) = set_listed(storage, cache, &def.source, |l| {
@@ -201,7 +251,7 @@ pub(crate) async fn unlist_if_rollup(storage: &Storage, cache: &MetadataCache, t
     let Ok(t) = catalog::load(storage, cache, table).await else {
         return Ok(());
     };
-    let Some(source) = t.metadata.properties().get(PROP_SOURCE) else {
+    let Some(source) = t.metadata.properties().get(PROP_ROLLUP_SOURCE) else {
         return Ok(());
     };
     let Ok(source) = TableIdent::parse(source) else {
@@ -211,16 +261,6 @@ pub(crate) async fn unlist_if_rollup(storage: &Storage, cache: &MetadataCache, t
         Err(e) if e.kind() != ErrorKind::NotFound => Err(e),
         _ => Ok(()),
     }
-}
-
-/// The error of a write to a rollup's table, or `None` for any other table.
-pub(crate) fn refuse_writes(table: &TableIdent, props: &HashMap<String, String>) -> Option<Error> {
-    props.get(PROP_SOURCE).map(|source| {
-        Error::invalid(format!(
-            "{table} is a rollup of {source}: its rows change only by its refreshes (REFRESH ROLLUP {table}); \
-             write to {source}"
-        ))
-    })
 }
 
 /// Loads a rollup's definition.
@@ -286,7 +326,7 @@ pub(crate) async fn list(session: &Session, source: Option<&TableIdent>) -> Resu
         let watermark = t
             .metadata
             .properties()
-            .get(PROP_WATERMARK)
+            .get(PROP_ROLLUP_WATERMARK)
             .and_then(|v| v.parse::<i64>().ok());
         let current = match catalog::load(storage, cache, &def.source).await {
             Ok(s) => s.metadata.current_snapshot_id(),

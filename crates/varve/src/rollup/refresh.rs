@@ -29,9 +29,10 @@ use crate::catalog::{self, LoadedTable, MetadataCache, TableIdent};
 use crate::commit::append::Appender;
 use crate::commit::AppendOptions;
 use crate::error::{Error, Result};
+use crate::format::properties::{PROP_ROLLUP_WATERMARK, PROP_ROLLUP_WATERMARK_SEQUENCE};
 use crate::query::functions::time_bucket::{bucketer_of, Bucketer};
 use crate::query::session::Session;
-use crate::rollup::definition::{quote, RollupDef, PROP_WATERMARK, PROP_WATERMARK_SEQUENCE};
+use crate::rollup::definition::{quote, RollupDef};
 use crate::storage::Storage;
 
 /// What a refresh did.
@@ -301,7 +302,7 @@ pub(crate) async fn refresh(session: &Session, rollup: &TableIdent) -> Result<Re
         ..Default::default()
     };
     let props = table.metadata.properties();
-    let watermark = props.get(PROP_WATERMARK).and_then(|v| v.parse::<i64>().ok());
+    let watermark = props.get(PROP_ROLLUP_WATERMARK).and_then(|v| v.parse::<i64>().ok());
     let Some(current) = source.metadata.current_snapshot() else {
         // No rows in the source yet.
         report.up_to_date = true;
@@ -378,9 +379,9 @@ pub(crate) async fn refresh(session: &Session, rollup: &TableIdent) -> Result<Re
     // Compaction after the commit, as after an append: a refresh writes many small sorted runs.
     let target = appender.target();
     let mut set = std::collections::HashMap::new();
-    set.insert(PROP_WATERMARK.to_string(), current_id.to_string());
+    set.insert(PROP_ROLLUP_WATERMARK.to_string(), current_id.to_string());
     set.insert(
-        PROP_WATERMARK_SEQUENCE.to_string(),
+        PROP_ROLLUP_WATERMARK_SEQUENCE.to_string(),
         current.sequence_number().to_string(),
     );
     appender.replacing(removed, set);

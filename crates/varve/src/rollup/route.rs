@@ -38,16 +38,33 @@ use datafusion::scalar::ScalarValue;
 use iceberg::spec::Operation;
 
 use crate::catalog::{self, TableIdent};
-use crate::error::Result;
+use crate::error::{Error, Result};
+use crate::format::properties::{PROP_ROLLUP_WATERMARK, PROP_ROLLUP_WATERMARK_SEQUENCE};
 use crate::query::catalog::SINCE_SUFFIX;
 use crate::query::functions::time_bucket::Bucketer;
 use crate::query::provider::VarveTable;
 use crate::query::session::Session;
-use crate::rollup::definition::{quote, AggKind, RollupDef, PROP_WATERMARK, PROP_WATERMARK_SEQUENCE};
+use crate::rollup::definition::{quote, AggKind, RollupDef};
 use crate::rollup::refresh::{bucketer, bucketer_of_call, constant, table_at};
 
 /// The name of the session setting that turns routing on and off.
 pub(crate) const SETTING: &str = "varve.rollup_routing";
+
+/// Whether `SET varve.rollup_routing` leaves rollup routing on (`on`/`true`, the default, or
+/// `off`/`false`).
+///
+/// Errors: [`crate::ErrorKind::InvalidInput`] for another value.
+pub(crate) fn rollup_routing(state: &datafusion::execution::session_state::SessionState) -> Result<bool> {
+    let options = state.config().options();
+    let Some(v) = options.extensions.get::<crate::query::context::VarveOptions>() else {
+        return Ok(true);
+    };
+    match v.rollup_routing.to_ascii_lowercase().as_str() {
+        "on" | "true" | "1" => Ok(true),
+        "off" | "false" | "0" => Ok(false),
+        other => Err(Error::invalid(format!("{} = '{other}': expected on or off", SETTING))),
+    }
+}
 
 /// A rollup that may answer queries on its source.
 struct Candidate {
@@ -169,8 +186,10 @@ async fn candidates_of(session: &Session, source: &VarveTable, notes: &mut Vec<S
         let Ok(Some(def)) = RollupDef::from_properties(&r, props) else {
             continue;
         };
-        let watermark = props.get(PROP_WATERMARK).and_then(|v| v.parse::<i64>().ok());
-        let sequence = props.get(PROP_WATERMARK_SEQUENCE).and_then(|v| v.parse::<i64>().ok());
+        let watermark = props.get(PROP_ROLLUP_WATERMARK).and_then(|v| v.parse::<i64>().ok());
+        let sequence = props
+            .get(PROP_ROLLUP_WATERMARK_SEQUENCE)
+            .and_then(|v| v.parse::<i64>().ok());
         let (Some(watermark), Some(sequence)) = (watermark, sequence) else {
             notes.push(format!(
                 "rollup {r} not used: it was never refreshed (REFRESH ROLLUP {r})"
@@ -518,7 +537,7 @@ fn merge_of(
         AggKind::Percentile => (
             vec![format!(
                 "{}({}, {})",
-                crate::rollup::states::TDIGEST_QUANTILE,
+                crate::query::functions::states::TDIGEST_QUANTILE,
                 col(&format!("{n}__sketch")),
                 quantile.unwrap_or(0.5)
             )],

@@ -21,7 +21,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use crate::error::{Error, Result};
-use crate::format::properties::{parse_bytes, parse_duration};
+use crate::units::{parse_bytes, parse_duration};
 
 /// Default time a reader trusts the table version it saw.
 pub(crate) const DEFAULT_VERSION_CHECK_INTERVAL: Duration = Duration::from_secs(1);

@@ -26,17 +26,6 @@ use crate::write::keys;
 use crate::write::metrics::FileMetrics;
 use crate::write::parquet::ParquetWriter;
 
-/// Rows per Parquet row group: large enough for good compression and few footers, small enough
-/// that a time-range scan can skip most of a big file by row-group statistics.
-pub(crate) const ROW_GROUP_ROWS: usize = 256 * 1024;
-
-/// Rows per data page at most (parquet-rs's default is 20,000). A read pruned by the page index
-/// (Parquet spec, "Page Index") decodes whole pages, so this bounds what a selective read of a
-/// sorted file decodes: a series' newest rows, one series' hour. Smaller pages cost page headers
-/// and page-index entries (122 per column per million rows at 8,192) and compress a little worse;
-/// see docs/performance.md "Page size" for the measurement behind the value.
-pub(crate) const PAGE_ROWS: usize = 8 * 1024;
-
 /// One sorted run of rows bound for one data file.
 pub(crate) struct Run {
     /// Partition value (hours, days or months since the epoch) or `None` for a plain table.

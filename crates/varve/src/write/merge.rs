@@ -75,7 +75,7 @@ pub(crate) struct Merged {
     pub(crate) bytes: u64,
     /// The footers (with page indexes) of `files`, with their paths and sizes, for the commit to
     /// keep (the head object carries the newest files' footers).
-    pub(crate) footers: Vec<crate::commit::Footer>,
+    pub(crate) footers: Vec<crate::write::WrittenFooter>,
 }
 
 /// Files merged in one pass; more inputs are merged in passes through intermediate files. (Each

@@ -13,6 +13,7 @@ mod fast_paths;
 mod gapfill;
 mod head_object;
 mod last_value;
+mod layering;
 mod maintain;
 mod nan;
 mod newest_buckets;

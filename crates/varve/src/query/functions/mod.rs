@@ -21,6 +21,7 @@ mod histogram;
 mod isfinite;
 pub(crate) mod reference;
 mod samples;
+pub(crate) mod states;
 pub(crate) mod time_bucket;
 mod vwap;
 

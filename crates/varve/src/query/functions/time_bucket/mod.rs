@@ -251,7 +251,7 @@ fn origin_of(v: &ScalarValue) -> Result<Option<(i128, bool)>> {
 }
 
 fn zone_of(text: &str) -> Result<Option<arrow::array::timezone::Tz>> {
-    crate::write::time::parse_tz(Some(text))
+    crate::input::time::parse_tz(Some(text))
         .map_err(|e| datafusion::error::DataFusionError::Execution(format!("time_bucket: {e}")))
 }
 
@@ -267,9 +267,9 @@ fn plan(args: &[ColumnarValue]) -> Result<Option<Bucketer>> {
         3 => {
             let v = constant(&args[2], "the third argument")?;
             match v {
-                ScalarValue::Utf8(Some(text)) => match crate::write::time::parse_tz(Some(text)) {
+                ScalarValue::Utf8(Some(text)) => match crate::input::time::parse_tz(Some(text)) {
                     Ok(z) => zone = z,
-                    Err(_) => match crate::write::time::parse_time_str(text, None, None) {
+                    Err(_) => match crate::input::time::parse_time_str(text, None, None) {
                         Some(us) => origin = Some((us as i128 * 1_000, false)),
                         None => {
                             return exec_err!(
