@@ -38,6 +38,7 @@ mod params;
 mod pg;
 mod results;
 mod scram;
+mod state;
 mod tls;
 mod write;
 
@@ -71,7 +72,7 @@ pub enum ServerError {
 /// [`Server::run`] serves until the shutdown future completes.
 #[derive(Debug)]
 pub struct Server {
-    state: http::AppState,
+    state: state::AppState,
     http: tokio::net::TcpListener,
     tls: Option<crate::tls::Acceptor>,
     pg: Option<pg::PgServer>,
@@ -105,7 +106,7 @@ impl Server {
             None => None,
         };
         let grace = config.shutdown_grace;
-        let state = http::AppState::new(Arc::new(lake), config);
+        let state = state::AppState::new(Arc::new(lake), config);
         let pg = match pg_listener {
             Some(l) => Some(pg::PgServer::new(l, state.clone(), tls.clone()).map_err(ServerError::Config)?),
             None => None,

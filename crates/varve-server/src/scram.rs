@@ -11,8 +11,6 @@ use base64::engine::general_purpose::STANDARD;
 use base64::Engine as _;
 use ring::{digest, hmac, pbkdf2};
 
-use crate::auth::{TokenEntry, Tokens};
-
 /// The salt of every token's salted password.
 pub(crate) const SALT: &[u8] = b"varve-token-scram-sha-256";
 
@@ -120,15 +118,16 @@ impl Exchange {
         &self.server_first
     }
 
-    /// Checks the client's final message (`c=binding,r=nonce,p=proof`) against every token with
-    /// SCRAM keys; returns the token it proves and the server-final message (`v=signature`).
+    /// Checks the client's final message (`c=binding,r=nonce,p=proof`) against each candidate's
+    /// SCRAM keys (every token with keys, `auth::Tokens::scram_entries`); returns the candidate
+    /// it proves and the server-final message (`v=signature`).
     ///
     /// Errors: a malformed message, a wrong nonce or binding, or a proof no token matches.
-    pub(crate) fn finish<'t>(
+    pub(crate) fn finish<'t, T>(
         &self,
         client_final: &[u8],
-        tokens: &'t Tokens,
-    ) -> Result<(&'t TokenEntry, String), String> {
+        candidates: impl IntoIterator<Item = (&'t T, &'t ScramKeys)>,
+    ) -> Result<(&'t T, String), String> {
         let text = std::str::from_utf8(client_final).map_err(|_| "the SCRAM message is not UTF-8".to_string())?;
         let (without_proof, proof) = text
             .rsplit_once(",p=")
@@ -155,7 +154,7 @@ impl Exchange {
             return Err("password authentication failed: the password is not a Varve token".into());
         }
         let auth_message = format!("{},{},{}", self.client_first_bare, self.server_first, without_proof);
-        for (entry, keys) in tokens.scram_entries() {
+        for (entry, keys) in candidates {
             let signature = mac(&keys.stored_key, auth_message.as_bytes());
             let mut client_key = [0u8; 32];
             for (k, (p, s)) in client_key.iter_mut().zip(proof.iter().zip(signature.iter())) {
@@ -178,6 +177,7 @@ fn same(a: &[u8; 32], b: &[u8; 32]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::auth::Tokens;
 
     /// A client's side of the exchange, as RFC 5802 section 3 computes it.
     fn client_final(token: &str, client_first_bare: &str, server_first: &str) -> String {
@@ -205,13 +205,13 @@ mod tests {
         let first = "n=anyone,r=abcdef";
         let ex = Exchange::start(format!("n,,{first}").as_bytes()).unwrap();
         let fin = client_final(&token, first, ex.server_first());
-        let (found, server_final) = ex.finish(fin.as_bytes(), &tokens).unwrap();
+        let (found, server_final) = ex.finish(fin.as_bytes(), tokens.scram_entries()).unwrap();
         assert_eq!(found.id, entry.id);
         assert!(server_final.starts_with("v="));
 
         let ex = Exchange::start(format!("n,,{first}").as_bytes()).unwrap();
         let fin = client_final("varve_wrong", first, ex.server_first());
-        assert!(ex.finish(fin.as_bytes(), &tokens).is_err());
+        assert!(ex.finish(fin.as_bytes(), tokens.scram_entries()).is_err());
         assert!(Exchange::start(b"p=tls-server-end-point,,n=,r=x").is_err());
     }
 }

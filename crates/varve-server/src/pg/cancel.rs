@@ -14,7 +14,7 @@ use pgwire::api::cancel::CancelHandler;
 use pgwire::messages::cancel::CancelRequest;
 use pgwire::messages::startup::SecretKey;
 
-use super::query::PgConn;
+use super::conn::PgConn;
 
 /// The server's open connections by cancel key.
 #[derive(Debug, Default)]

@@ -19,24 +19,9 @@ use pgwire::messages::copy::{CopyData, CopyDone, CopyFail};
 use pgwire::messages::PgWireBackendMessage;
 use varve::TableIdent;
 
+use super::conn::{PendingCopy, PgConn};
 use super::error::{sql_error, user_error};
-use super::query::PgConn;
 use crate::auth::Scope;
-
-/// A `COPY ... FROM STDIN` under way on a connection.
-#[derive(Debug)]
-pub(crate) struct PendingCopy {
-    table: TableIdent,
-    /// The CSV header line Varve reads the data with: the columns in COPY's order.
-    header: String,
-    /// Skip the client's first line (`HEADER`).
-    skip_header: bool,
-    delimiter: u8,
-    null: Option<String>,
-    data: Vec<u8>,
-    /// Set when the data passed the write body limit; the rest is dropped and the COPY fails.
-    too_large: bool,
-}
 
 /// What a `COPY ... FROM STDIN` statement asks for.
 struct CopySpec {

@@ -13,6 +13,7 @@
 
 mod cancel;
 mod catalog;
+mod conn;
 mod copy;
 mod error;
 mod query;
@@ -31,7 +32,7 @@ use tokio::task::JoinSet;
 use varve::QueryOptions;
 
 use crate::auth::Grant;
-use crate::http::AppState;
+use crate::state::AppState;
 
 /// The PostgreSQL listener of a server and what its connections share.
 #[derive(Debug)]
@@ -46,7 +47,7 @@ pub(crate) struct PgServer {
 
 /// One connection's handlers.
 struct Handlers {
-    conn: Arc<query::PgConn>,
+    conn: Arc<conn::PgConn>,
     extended: Arc<query::Extended>,
     startup: Arc<startup::Startup>,
     cancel: Arc<cancel::Cancels>,
@@ -107,7 +108,7 @@ impl PgServer {
             memory_limit: cfg.memory_limit,
         })?;
         session.refuse_file_access();
-        let conn = Arc::new(query::PgConn {
+        let conn = Arc::new(conn::PgConn {
             app: self.app.clone(),
             shared: self.shared.clone(),
             session,
@@ -119,7 +120,7 @@ impl PgServer {
             }),
             copy: Mutex::new(None),
             cancel: tokio::sync::watch::channel(0).0,
-            block: Mutex::new(query::Block::default()),
+            block: Mutex::new(conn::Block::default()),
         });
         Ok(Handlers {
             extended: Arc::new(query::Extended(conn.clone())),

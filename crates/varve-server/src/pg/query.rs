@@ -29,35 +29,10 @@ use pgwire::messages::PgWireBackendMessage;
 use pgwire::types::format::FormatOptions;
 
 use super::cancel::{cancellable, or_cancel};
-use super::catalog::{self, Shared};
+use super::catalog;
+use super::conn::{Block, PgConn};
 use super::error::{refusal, sql_error, user_error};
-use crate::auth::Grant;
-use crate::http::AppState;
-
-/// One connection's state: the Varve session its statements run in and what its login may do.
-pub(crate) struct PgConn {
-    pub(crate) app: AppState,
-    pub(crate) shared: Arc<Shared>,
-    pub(crate) session: varve::Session,
-    pub(crate) grant: Mutex<Grant>,
-    /// A `COPY ... FROM STDIN` under way.
-    pub(crate) copy: Mutex<Option<super::copy::PendingCopy>>,
-    /// Counts cancel requests; a statement ends when it changes (`cancel`).
-    pub(crate) cancel: tokio::sync::watch::Sender<u64>,
-    /// The writes committed since `BEGIN` ([`Block`]).
-    pub(crate) block: Mutex<Block>,
-}
-
-/// A transaction block (`BEGIN` ... `COMMIT` / `ROLLBACK`) as Varve keeps it: every statement
-/// commits when it runs, so a `ROLLBACK` after a write cannot undo it. It is refused with an
-/// error that says what was committed, never answered as if it had undone anything.
-#[derive(Debug, Default)]
-pub(crate) struct Block {
-    /// Inside `BEGIN` ... `COMMIT` / `ROLLBACK`.
-    open: bool,
-    /// Tags of the writes committed inside the block (`INSERT 0 5`, `COPY 3`), oldest first.
-    committed: Vec<String>,
-}
+use crate::state::AppState;
 
 impl PgConn {
     /// Notes a write that committed (its command tag), for a later `ROLLBACK` of the block.
@@ -369,7 +344,7 @@ impl PgConn {
     ) -> PgWireResult<(
         SchemaRef,
         SendableRecordBatchStream,
-        crate::http::Slot,
+        crate::state::Slot,
         std::time::Instant,
     )> {
         self.check(&stmt.sql)?;
@@ -442,7 +417,7 @@ struct Finish {
     scans: varve::Scans,
     /// The error kind that ended the rows.
     error: Mutex<Option<&'static str>>,
-    _slot: crate::http::Slot,
+    _slot: crate::state::Slot,
 }
 
 impl Drop for Finish {

@@ -19,7 +19,7 @@ use pgwire::messages::startup::Authentication;
 use pgwire::messages::{PgWireBackendMessage, PgWireFrontendMessage};
 
 use super::catalog;
-use super::query::PgConn;
+use super::conn::PgConn;
 use crate::auth::{Grant, Scope};
 use crate::scram::{Exchange, MECHANISM};
 
@@ -162,7 +162,8 @@ impl StartupHandler for Startup {
                         let Some(tokens) = &config.tokens else {
                             return Err(denied("the server has no token file"));
                         };
-                        let (entry, server_final) = exchange.finish(&last.data, tokens).map_err(denied)?;
+                        let (entry, server_final) =
+                            exchange.finish(&last.data, tokens.scram_entries()).map_err(denied)?;
                         let grant = Grant::of(entry);
                         client
                             .send(PgWireBackendMessage::Authentication(Authentication::SASLFinal(
