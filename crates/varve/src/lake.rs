@@ -609,7 +609,11 @@ impl Lake {
             let table = format!(
                 "{}.{}",
                 quote(&ident.namespace),
-                quote(&format!("{}{}", ident.name, crate::query::catalog::LAST_VALUES_SUFFIX))
+                quote(&format!(
+                    "{}{}",
+                    ident.name,
+                    crate::query::references::LAST_VALUES_SUFFIX
+                ))
             );
             let sql = match keys.is_empty() {
                 true => format!("SELECT * FROM {table}"),

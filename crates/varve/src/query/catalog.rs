@@ -17,15 +17,8 @@ use datafusion::error::Result;
 use crate::catalog::{self as lake_catalog, LoadedTable, TableIdent, DEFAULT_NAMESPACE};
 use crate::error::{Error, ErrorKind};
 use crate::query::provider::{QueryEnv, VarveTable};
+use crate::query::references::{LAST_VALUES_SUFFIX, SINCE_SUFFIX};
 use crate::query::time_travel::{split_name, AsOf};
-
-/// A table name's suffix (after any time-travel suffix) that reads the snapshot's last-value
-/// index, the newest row of each series, instead of its data files: `"stocks@last-values"`.
-pub(crate) const LAST_VALUES_SUFFIX: &str = "@last-values";
-
-/// A table name's suffix reading only the data files added after a sequence number:
-/// `"readings@since=12"` (Iceberg spec, "Sequence Numbers"). Read-only; used by rollups.
-pub(crate) const SINCE_SUFFIX: &str = "@since=";
 
 /// The catalog name tables are registered under (`varve.<namespace>.<table>`).
 pub(crate) const CATALOG: &str = "varve";

@@ -7,6 +7,8 @@
 //! identifiers kept as written (sessions do not fold them to lower case either). A name
 //! without a namespace is in [`DEFAULT_NAMESPACE`]; `SHOW TABLES` and the like name
 //! `information_schema` tables. Schema statements (`CREATE SCHEMA`, `DROP SCHEMA`) name none.
+//! It also owns the spelling of Varve's table-name suffixes ([`LAST_VALUES_SUFFIX`],
+//! [`SINCE_SUFFIX`]), which the lake's catalog resolves.
 
 use datafusion::sql::parser::{DFParser, Statement as DFStatement};
 use datafusion::sql::planner::object_name_to_table_reference;
@@ -15,8 +17,15 @@ use datafusion::sql::sqlparser::ast::{ObjectType, Statement};
 
 use crate::catalog::{TableIdent, DEFAULT_NAMESPACE};
 use crate::error::{Error, Result};
-use crate::query::catalog::LAST_VALUES_SUFFIX;
 use crate::query::time_travel;
+
+/// A table name's suffix (after any time-travel suffix) that reads the snapshot's last-value
+/// index, the newest row of each series, instead of its data files: `"stocks@last-values"`.
+pub(crate) const LAST_VALUES_SUFFIX: &str = "@last-values";
+
+/// A table name's suffix reading only the data files added after a sequence number:
+/// `"readings@since=12"` (Iceberg spec, "Sequence Numbers"). Read-only; used by rollups.
+pub(crate) const SINCE_SUFFIX: &str = "@since=";
 
 /// The tables the statements of `sql` read or write, each once, in name order.
 ///
