@@ -12,7 +12,8 @@ use varve_bench::store::Latency;
 use varve_bench::suites::Suite;
 
 /// jemalloc returns freed memory to the system; glibc malloc's per-thread arenas kept up to 1.7x
-/// the heap resident in a compaction (docs/performance.md, "Memory").
+/// the heap resident in a compaction (bench/results/HISTORY.md, "Compaction memory, and a
+/// footer cache").
 #[cfg(all(feature = "jemalloc", not(target_env = "msvc")))]
 #[global_allocator]
 static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;

@@ -23,7 +23,8 @@ use clap::{Args, Parser, Subcommand};
 use varve::{ErrorKind, Lake, Partitioning, TableContract};
 
 /// jemalloc returns freed memory to the system; glibc malloc's per-thread arenas kept up to 1.7x
-/// the heap resident in a compaction (docs/performance.md, "Memory").
+/// the heap resident in a compaction (bench/results/HISTORY.md, "Compaction memory, and a
+/// footer cache").
 #[cfg(all(feature = "jemalloc", not(target_env = "msvc")))]
 #[global_allocator]
 static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;

@@ -102,7 +102,7 @@ pub enum S3Kind {
     #[default]
     Moto,
     /// `s3s-fs` (Rust, objects as files in a temporary directory): requests served in parallel,
-    /// though each costs more than moto's on these machines (docs/performance.md, 2026-12-07).
+    /// though each costs more than moto's on these machines (bench/results/HISTORY.md, 2026-12-07).
     /// Its `If-None-Match: *` check and write are two steps, so it is not safe for concurrent
     /// committers: benchmarks with one writer only.
     S3sFs,

@@ -44,7 +44,7 @@ pub(crate) const DEFAULT_ROW_GROUP_ROWS: usize = 256 * 1024;
 /// 20,000). A read pruned by the page index (Parquet spec, "Page Index") decodes whole pages, so this bounds what a selective read of a
 /// sorted file decodes: a series' newest rows, one series' hour. Smaller pages cost page headers
 /// and page-index entries (122 per column per million rows at 8,192) and compress a little worse;
-/// see docs/performance.md "Page size" for the measurement behind the value.
+/// see bench/results/HISTORY.md "Page size, ..." (2026-12-05) for the measurement behind it.
 pub(crate) const DEFAULT_PAGE_ROWS: usize = 8 * 1024;
 
 /// Prefix of the table properties that keep stream positions (`varve.source.<source>.<stream>`,

@@ -70,7 +70,7 @@ pub(crate) struct LakeOptions {
 impl LakeOptions {
     /// Whether scans of a lake of `kind` apply filters as they decode (`filter-pushdown`), for a
     /// statement that is a top-k (`ORDER BY ... LIMIT`) or not: `auto` is on for local and memory
-    /// lakes (measured faster on every suite, docs/performance.md), and on S3 for a top-k only,
+    /// lakes (measured faster on every suite, bench/results/HISTORY.md), and on S3 for a top-k only,
     /// where skipping whole files saves more than reading a filter's columns apart costs.
     pub(crate) fn filter_pushdown(&self, kind: crate::StorageKind, top_k: bool) -> bool {
         self.filter_pushdown.unwrap_or(kind != crate::StorageKind::S3 || top_k)

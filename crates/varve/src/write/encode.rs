@@ -207,7 +207,7 @@ pub(crate) fn writer_properties(
     // well on their own, and the random low mantissa bytes are stored raw by zstd instead of
     // through its Huffman stage, whose decoding was a third of a rollup query's time. On the IoT
     // readings and a 1-minute rollup of them, files are 26% smaller and decode 20-40% faster
-    // (docs/performance.md). DuckDB (0.10+), pyarrow and Spark read it. Table property
+    // (bench/results/HISTORY.md). DuckDB (0.10+), pyarrow and Spark read it. Table property
     // `varve.float-encoding=plain` keeps PLAIN.
     for field in schema.fields() {
         if field.data_type().is_floating() {

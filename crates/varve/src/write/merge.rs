@@ -22,7 +22,7 @@
 //! default 128 MiB; above it each input reads its row groups in chunks of rows, a Parquet access
 //! plan per chunk, so only the chunk's pages are fetched), plus per input a decoded batch or two
 //! and a column reader per column read (each with its decompression context and current page),
-//! plus the output's window or row group. docs/performance.md measures it. More than
+//! plus the output's window or row group. bench/results/HISTORY.md measures it. More than
 //! [`MAX_FAN_IN`] inputs are merged in passes.
 
 use std::sync::Arc;

@@ -12,7 +12,7 @@
 //!
 //! So the merge holds, per input, the key columns' reader only, and per column being copied one
 //! reader per input; not a reader of every column of every input, whose pages, decompression
-//! contexts and decoded batches made memory grow with inputs times columns (docs/performance.md).
+//! contexts and decoded batches made memory grow with inputs times columns (bench/results/HISTORY.md).
 //! The price: a page that straddles two windows is fetched and decoded twice.
 //!
 //! Files are cut as `write::output` cuts them (same rule: at the target size, on a series
