@@ -24,7 +24,7 @@ use crate::index::last_value;
 use crate::input::TimeOptions;
 use crate::storage::Storage;
 use crate::write::keys::KeySet;
-use crate::write::merge::MergeJob;
+use crate::write::merge_job::MergeJob;
 use crate::write::{align, encode};
 
 /// Input buffered in memory before it is sorted, encoded and uploaded: bounds an append's memory

@@ -35,7 +35,7 @@ use crate::format::properties::MaintenanceSettings;
 use crate::format::{schema, TableContract};
 use crate::storage::Storage;
 use crate::write::keys::{key_columns, KeySet};
-use crate::write::merge::{Keep, MergeJob};
+use crate::write::merge_job::{Keep, MergeJob};
 
 /// What resolving one stored file against an append's keys found.
 #[derive(Debug, Clone)]

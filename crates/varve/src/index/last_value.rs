@@ -93,7 +93,7 @@ use crate::format::field_ids::field_id;
 use crate::format::properties::MaintenanceSettings;
 use crate::format::TableContract;
 use crate::storage::Storage;
-use crate::write::merge::MergeJob;
+use crate::write::merge_job::MergeJob;
 
 pub(crate) use crate::format::last_value_ref::{decode, IndexRef};
 

@@ -28,7 +28,7 @@ use crate::format::properties::MaintenanceSettings;
 use crate::format::schema;
 use crate::format::stats::FileStats;
 use crate::storage::Storage;
-use crate::write::merge::{Keep, MergeJob};
+use crate::write::merge_job::{Keep, MergeJob};
 
 /// How many times a delete starts again after losing against a commit that removed its files.
 const MAX_RESTARTS: usize = 5;

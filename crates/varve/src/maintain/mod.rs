@@ -36,7 +36,7 @@ use crate::error::{ErrorKind, Result};
 use crate::format::properties::MaintenanceSettings;
 use crate::format::schema;
 use crate::storage::Storage;
-use crate::write::merge::MergeJob;
+use crate::write::merge_job::MergeJob;
 
 /// Default age below which orphan cleanup leaves a file alone: longer than any commit takes, so the
 /// files of a commit in flight are never removed.

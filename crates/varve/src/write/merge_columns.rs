@@ -41,7 +41,7 @@ use tokio::task::JoinSet;
 use crate::error::{Error, Result};
 use crate::write::encode;
 use crate::write::keys;
-use crate::write::merge::{Footer, InputBatch, MergeJob, Merged, RunSink};
+use crate::write::merge_job::{Footer, InputBatch, MergeJob, Merged, RunSink};
 use crate::write::metrics::{count_nan, FileMetrics};
 use crate::write::output::{cut_point, series_key};
 use crate::write::parquet::{default_threads, ColumnEncoder, ParquetWriter};

@@ -13,6 +13,7 @@ pub(crate) mod encode;
 pub(crate) mod keys;
 pub(crate) mod merge;
 pub(crate) mod merge_columns;
+pub(crate) mod merge_job;
 pub(crate) mod metrics;
 pub(crate) mod output;
 pub(crate) mod parquet;

@@ -17,7 +17,7 @@ use parquet::arrow::async_writer::{AsyncFileWriter, ParquetObjectWriter};
 
 use crate::error::Result;
 use crate::write::encode;
-use crate::write::merge::{MergeJob, Merged};
+use crate::write::merge_job::{InputBatch, MergeJob, Merged, RunSink};
 use crate::write::metrics::FileMetrics;
 use crate::write::parquet::ParquetWriter;
 
@@ -311,5 +311,19 @@ impl OutputFile {
         out.bytes += size;
         out.files.push(file);
         Ok(ratio)
+    }
+}
+
+/// The row path's [`Output`] takes a merge's runs as they come.
+impl RunSink for Output<'_, '_> {
+    async fn run(
+        &mut self,
+        _input: usize,
+        batch: &InputBatch,
+        series: Option<(&Rows, usize)>,
+        start: usize,
+        end: usize,
+    ) -> Result<()> {
+        self.push(&batch.rows, series, start, end, batch.row_bytes).await
     }
 }
