@@ -267,22 +267,7 @@ pub(crate) async fn load_recent(storage: &Storage, cache: &MetadataCache, ident:
 /// Unlike a commit's publishing, it writes even when this process published `version` already:
 /// the store's hint was found behind it, so something moved it back since.
 fn repair_stale_hint(storage: &Storage, t: &LoadedTable) {
-    let Some(gate) = publish_gate(storage, &t.ident, t.metadata.uuid()) else {
-        return;
-    };
-    let (storage, ident, version) = (storage.clone(), t.ident.clone(), t.version);
-    crate::background::spawn_publish(async move {
-        let mut published = gate.lock().await;
-        if *published > version {
-            return;
-        }
-        let hinted = write_version_hint(&storage, &ident, version).await;
-        *published = version;
-        drop(published);
-        if hinted.is_ok() {
-            follow_version_hint_later(&storage, &ident, version);
-        }
-    });
+    publish_hint_and_head(storage, &t.ident, t.metadata.uuid(), t.version, None, true);
 }
 
 /// Reads `v<version>.metadata.json` of a table (from the cache when it was read or written before).
@@ -553,13 +538,26 @@ pub(crate) fn publish_later(
     version: u64,
     head: Option<HeadWrite>,
 ) {
+    publish_hint_and_head(storage, ident, uuid, version, head, false);
+}
+
+/// [`publish_later`]'s work, in order per table through its gate: skipped when this process
+/// published a newer version already, or (unless `again`, a repair) this one.
+fn publish_hint_and_head(
+    storage: &Storage,
+    ident: &TableIdent,
+    uuid: uuid::Uuid,
+    version: u64,
+    head: Option<HeadWrite>,
+    again: bool,
+) {
     let Some(gate) = publish_gate(storage, ident, uuid) else {
         return;
     };
     let (storage, ident) = (storage.clone(), ident.clone());
     crate::background::spawn_publish(async move {
         let mut published = gate.lock().await;
-        if *published >= version {
+        if *published > version || (*published == version && !again) {
             return;
         }
         let head = async {

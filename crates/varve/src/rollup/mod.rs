@@ -70,7 +70,7 @@ impl QueryExtension for Rollups {
         // Boxed: the routing's future is large, and a statement's future lives on the caller's
         // stack (a debug build's test thread overflowed).
         Box::pin(async move {
-            match route::rollup_routing(&session.state())? {
+            match route::rollup_routing(session)? {
                 true => route::route(session, plan).await,
                 false => Ok((plan, vec![])),
             }

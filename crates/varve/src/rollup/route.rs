@@ -54,7 +54,11 @@ pub(crate) const SETTING: &str = "varve.rollup_routing";
 /// `off`/`false`).
 ///
 /// Errors: [`crate::ErrorKind::InvalidInput`] for another value.
-pub(crate) fn rollup_routing(state: &datafusion::execution::session_state::SessionState) -> Result<bool> {
+pub(crate) fn rollup_routing(session: &Session) -> Result<bool> {
+    // Read in place: every planned query asks, and cloning the session's state costs more than
+    // the answer.
+    let state = session.context().state_ref();
+    let state = state.read();
     let options = state.config().options();
     let Some(v) = options.extensions.get::<crate::query::context::VarveOptions>() else {
         return Ok(true);

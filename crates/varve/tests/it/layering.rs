@@ -33,19 +33,6 @@ fn src() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("src")
 }
 
-/// Every `.rs` file under `dir`, as (path relative to `src`, text).
-fn sources(dir: &Path, out: &mut Vec<(String, String)>) {
-    for entry in std::fs::read_dir(dir).unwrap() {
-        let path = entry.unwrap().path();
-        if path.is_dir() {
-            sources(&path, out);
-        } else if path.extension().is_some_and(|e| e == "rs") {
-            let rel = path.strip_prefix(src()).unwrap().to_string_lossy().replace('\\', "/");
-            out.push((rel, std::fs::read_to_string(&path).unwrap()));
-        }
-    }
-}
-
 /// The module a file belongs to: its first path component (`query/session.rs` → `query`).
 fn module_of(rel: &str) -> &str {
     rel.split('/').next().unwrap().trim_end_matches(".rs")
@@ -69,64 +56,6 @@ fn root_exports(lib: &str) -> BTreeMap<String, String> {
             if !name.is_empty() {
                 out.insert(name.to_string(), module.clone());
             }
-        }
-    }
-    out
-}
-
-/// The first path segment of each `crate::` path in `code`, with its line: `crate::a::b` gives
-/// `a`, and `crate::{a::b, c}` gives `a` and `c`.
-fn crate_paths(code: &str) -> Vec<(String, usize)> {
-    let mut out = Vec::new();
-    let bytes = code.as_bytes();
-    let mut at = 0;
-    while let Some(i) = code[at..].find("crate::") {
-        let start = at + i;
-        at = start + "crate::".len();
-        // `mycrate::x` is not `crate::x`.
-        if start > 0 && (bytes[start - 1].is_ascii_alphanumeric() || bytes[start - 1] == b'_') {
-            continue;
-        }
-        let line = code[..start].matches('\n').count() + 1;
-        if code[at..].starts_with('{') {
-            let mut depth = 0;
-            let mut item = String::new();
-            let mut items = Vec::new();
-            for c in code[at..].chars() {
-                match c {
-                    '{' => {
-                        depth += 1;
-                        if depth == 1 {
-                            continue;
-                        }
-                    }
-                    '}' => {
-                        depth -= 1;
-                        if depth == 0 {
-                            break;
-                        }
-                    }
-                    ',' if depth == 1 => {
-                        items.push(std::mem::take(&mut item));
-                        continue;
-                    }
-                    _ => {}
-                }
-                item.push(c);
-            }
-            items.push(item);
-            for item in items {
-                let first = item.trim().split("::").next().unwrap().trim().to_string();
-                if !first.is_empty() {
-                    out.push((first, line));
-                }
-            }
-        } else {
-            let name: String = code[at..]
-                .chars()
-                .take_while(|c| c.is_alphanumeric() || *c == '_')
-                .collect();
-            out.push((name, line));
         }
     }
     out
@@ -159,7 +88,7 @@ fn production_code(text: &str) -> String {
 #[test]
 fn engine_modules_import_only_modules_below_them() {
     let mut files = Vec::new();
-    sources(&src(), &mut files);
+    collect(&src(), &src(), &mut files);
     files.sort();
     let lib = files
         .iter()
@@ -190,7 +119,8 @@ fn engine_modules_import_only_modules_below_them() {
     for (file, text) in &files {
         let me = module_of(file);
         let Some(mine) = rank(me) else { continue };
-        for (name, line) in crate_paths(&production_code(text)) {
+        for (path, line) in full_paths(&production_code(text), &module_path(file)) {
+            let Some(name) = path.first().cloned() else { continue };
             let target = match rank(&name) {
                 Some(_) => name.clone(),
                 None => match exports.get(&name) {
@@ -219,59 +149,78 @@ fn engine_modules_import_only_modules_below_them() {
 /// The checker itself finds imports in the forms the code uses.
 #[test]
 fn the_checker_reads_every_form_of_import() {
-    let code = "use crate::format::x;\nuse crate::{query::a, lake, storage::{b, c}};\nlet v = crate::Lake::open();\nmycrate::no;";
-    let found: Vec<String> = crate_paths(code).into_iter().map(|(n, _)| n).collect();
-    assert_eq!(found, ["format", "query", "lake", "storage", "Lake"]);
-    assert_eq!(crate_paths(code)[1].1, 2);
+    let code = "use crate::format::x;\nuse crate::{query::a, lake, storage::{b, c}};\nlet v = crate::Lake::open();\nmycrate::no;\nuse super::super::d::E;";
+    let found: Vec<(String, usize)> = full_paths(code, &module_path("write/merge/inner.rs"))
+        .into_iter()
+        .map(|(p, l)| (p.join("::"), l))
+        .collect();
+    let want = [
+        ("format::x", 1),
+        ("query::a", 2),
+        ("lake", 2),
+        ("storage::b", 2),
+        ("storage::c", 2),
+        ("Lake::open", 3),
+        ("write::d::E", 5),
+    ];
+    assert_eq!(found, want.map(|(p, l)| (p.to_string(), l)));
     let exports = root_exports("pub use lake::{Lake, QueryResult};\npub use query::functions::function_reference;");
     assert_eq!(exports["Lake"], "lake");
     assert_eq!(exports["function_reference"], "query");
     let code =
         production_code("use crate::a;\n// crate::b\n#[cfg(test)]\nmod tests {\n    use crate::c;\n}\nuse crate::d;");
-    let found: Vec<String> = crate_paths(&code).into_iter().map(|(n, _)| n).collect();
+    let found: Vec<String> = full_paths(&code, &[]).into_iter().map(|(p, _)| p.join("::")).collect();
     assert_eq!(found, ["a", "d"]);
+}
+
+/// A file's module path: `query/session.rs` is `["query", "session"]`, `pg/mod.rs` is `["pg"]`.
+fn module_path(file: &str) -> Vec<String> {
+    let mut segs: Vec<String> = file.trim_end_matches(".rs").split('/').map(String::from).collect();
+    if matches!(segs.last().map(String::as_str), Some("mod" | "lib" | "main")) {
+        segs.pop();
+    }
+    segs
 }
 
 /// Every `crate::`/`super::` path in `code` as its segments from the crate root (a group
 /// `crate::a::{b, c::d}` gives `a::b` and `a::c::d`), with its line. `me` is the importing file's
-/// module path (`query/session.rs` is `["query", "session"]`, `pg/mod.rs` is `["pg"]`).
+/// [`module_path`].
 fn full_paths(code: &str, me: &[String]) -> Vec<(Vec<String>, usize)> {
+    /// The paths of one item of a `use` tree under `prefix`.
     fn expand(prefix: &[String], text: &str, out: &mut Vec<Vec<String>>) {
-        let text = text.trim();
-        if let Some(open) = text.find('{') {
-            let mut base = prefix.to_vec();
-            base.extend(
-                text[..open]
-                    .split("::")
-                    .map(str::trim)
-                    .filter(|s| !s.is_empty())
-                    .map(String::from),
-            );
-            let inner = &text[open + 1..text.rfind('}').unwrap_or(text.len())];
-            let (mut depth, mut item) = (0, String::new());
-            for c in inner.chars() {
-                match c {
-                    '{' => depth += 1,
-                    '}' => depth -= 1,
-                    ',' if depth == 0 => {
-                        expand(&base, &std::mem::take(&mut item), out);
-                        continue;
+        let (head, group) = match text.find('{') {
+            Some(open) => (
+                &text[..open],
+                Some(&text[open + 1..text.rfind('}').unwrap_or(text.len())]),
+            ),
+            None => (text.split(" as ").next().unwrap(), None),
+        };
+        let mut base = prefix.to_vec();
+        base.extend(
+            head.split("::")
+                .map(str::trim)
+                .filter(|s| !s.is_empty() && *s != "self")
+                .map(String::from),
+        );
+        let Some(group) = group else {
+            out.push(base);
+            return;
+        };
+        let (mut depth, mut item) = (0, String::new());
+        for c in group.chars().chain([',']) {
+            match c {
+                ',' if depth == 0 => {
+                    if !item.trim().is_empty() {
+                        expand(&base, item.trim(), out);
                     }
-                    _ => {}
+                    item.clear();
+                    continue;
                 }
-                item.push(c);
+                '{' => depth += 1,
+                '}' => depth -= 1,
+                _ => {}
             }
-            expand(&base, &item, out);
-        } else {
-            let mut path = prefix.to_vec();
-            let text = text.split(" as ").next().unwrap();
-            path.extend(
-                text.split("::")
-                    .map(str::trim)
-                    .filter(|s| !s.is_empty() && *s != "self")
-                    .map(String::from),
-            );
-            out.push(path);
+            item.push(c);
         }
     }
     let mut out = Vec::new();
@@ -296,52 +245,26 @@ fn full_paths(code: &str, me: &[String]) -> Vec<(Vec<String>, usize)> {
                 base.pop();
                 rest = r;
             }
-            // The path runs to the end of its item: a `;`, or the end of an expression's path.
-            let end = if rest.starts_with('{') || code[start..].starts_with("crate::{") {
+            // The path's text: identifiers and `::`, then a `{...}` group if one follows.
+            let mut end = rest
+                .find(|c: char| !(c.is_alphanumeric() || c == '_' || c == ':'))
+                .unwrap_or(rest.len());
+            if rest[end..].starts_with('{') {
                 let mut depth = 0;
-                let mut end = rest.len();
-                for (i, c) in rest.char_indices() {
-                    match c {
-                        '{' => depth += 1,
-                        '}' => {
-                            depth -= 1;
-                            if depth == 0 {
-                                end = i + 1;
-                                break;
-                            }
-                        }
-                        _ => {}
+                for (i, c) in rest[end..].char_indices() {
+                    depth += match c {
+                        '{' => 1,
+                        '}' => -1,
+                        _ => 0,
+                    };
+                    if depth == 0 {
+                        end += i + 1;
+                        break;
                     }
                 }
-                end
-            } else {
-                rest.find(|c: char| !(c.is_alphanumeric() || c == '_' || c == ':' || c == '{'))
-                    .unwrap_or(rest.len())
-            };
-            let mut paths = Vec::new();
-            let text = &rest[..end];
-            if text.contains('{') && !text.starts_with('{') {
-                // `crate::a::{b, c}` after a plain start: expand from the group.
-                let until_group = rest[..].find('{').unwrap();
-                let mut depth = 0;
-                let mut group_end = rest.len();
-                for (i, c) in rest.char_indices().skip(until_group) {
-                    match c {
-                        '{' => depth += 1,
-                        '}' => {
-                            depth -= 1;
-                            if depth == 0 {
-                                group_end = i + 1;
-                                break;
-                            }
-                        }
-                        _ => {}
-                    }
-                }
-                expand(&base, &rest[..group_end], &mut paths);
-            } else {
-                expand(&base, text, &mut paths);
             }
+            let mut paths = Vec::new();
+            expand(&base, rest[..end].trim_end_matches("::"), &mut paths);
             out.extend(paths.into_iter().map(|p| (p, line)));
         }
     }
@@ -355,13 +278,6 @@ fn file_cycles(dir: &Path) -> Vec<Vec<String>> {
     collect(dir, dir, &mut files);
     files.sort();
     let names: Vec<&String> = files.iter().map(|(f, _)| f).collect();
-    let module_path = |f: &str| -> Vec<String> {
-        let mut segs: Vec<String> = f.trim_end_matches(".rs").split('/').map(String::from).collect();
-        if matches!(segs.last().map(String::as_str), Some("mod" | "lib" | "main")) {
-            segs.pop();
-        }
-        segs
-    };
     let resolve = |segs: &[String]| -> Option<usize> {
         (1..=segs.len()).rev().find_map(|n| {
             let pre = segs[..n].join("/");
