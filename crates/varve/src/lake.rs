@@ -18,7 +18,8 @@ use crate::format::{schema, ColumnChange, TableContract};
 use crate::maintain::delete::DeleteReport;
 use crate::maintain::{self, MaintainOptions, MaintainReport};
 use crate::query::context::QueryContext;
-use crate::query::session::{QueryOptions, QueryResult, Session};
+use crate::query::limits::QueryOptions;
+use crate::query::session::{QueryResult, Session};
 use crate::storage::{Storage, StorageKind};
 
 /// A lake: a directory or bucket prefix holding tables as Iceberg v2 metadata and Parquet files.
@@ -211,7 +212,7 @@ impl Lake {
 
     fn with_storage(storage: Storage) -> Result<Lake> {
         let cache = Arc::new(MetadataCache::default().with_decoded_bytes(storage.options.decoded_bytes()));
-        let extensions: crate::query::extension::Extensions = Arc::new([Arc::new(crate::rollup::Rollups) as _]);
+        let extensions: crate::query::session::Extensions = Arc::new([Arc::new(crate::rollup::Rollups) as _]);
         let query = Arc::new(QueryContext::new(&storage, &cache, extensions)?);
         Ok(Lake { storage, cache, query })
     }
@@ -564,7 +565,9 @@ impl Lake {
     ///
     /// Errors: [`crate::ErrorKind::InvalidInput`] for zero limits.
     pub fn session(&self, limits: QueryOptions) -> Result<Session> {
-        Session::new(&self.storage, &self.cache, &self.query, limits)
+        limits.validate()?;
+        let ctx = self.query.session(&limits)?;
+        Session::new(&self.storage, &self.cache, ctx, self.query.extensions.clone(), limits)
     }
 
     /// Runs one SQL statement as a stream of batches (for results too large to collect).

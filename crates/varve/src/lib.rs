@@ -61,7 +61,7 @@
 //! `index` sits between `write` and `commit`: a commit attempt derives the new snapshot's index
 //! (reading data files through `write::merge` when it must rebuild one). `rollup` plans
 //! statements through `query`, and `query` reaches rollups only through the extensions the facade
-//! registers (`query::extension`).
+//! registers (`query::session::QueryExtension`).
 
 #![forbid(unsafe_code)]
 #![warn(missing_docs, missing_debug_implementations, rustdoc::broken_intra_doc_links)]
@@ -95,8 +95,9 @@ pub use lake::{Lake, SnapshotInfo, TableAppender, TableDescription, TableInfo};
 pub use maintain::delete::DeleteReport;
 pub use maintain::{MaintainOptions, MaintainProgress, MaintainReport, ProgressFn, DEFAULT_ORPHAN_AGE};
 pub use query::functions::function_reference;
-pub use query::references::referenced_tables;
-pub use query::session::{split_statements, Described, QueryOptions, QueryResult, Scans, Session};
+pub use query::limits::QueryOptions;
+pub use query::session::{Described, QueryResult, Scans, Session};
+pub use query::statement::{referenced_tables, split_statements};
 pub use query::text::nested_as_text;
 pub use rollup::{RefreshReport, RollupInfo};
 pub use storage::{default_lake_url, CacheMode, CacheStats, StorageKind, DEFAULT_LAKE, LAKE_ENV};

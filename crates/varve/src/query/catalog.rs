@@ -16,8 +16,9 @@ use datafusion::error::Result;
 
 use crate::catalog::{self as lake_catalog, LoadedTable, TableIdent, DEFAULT_NAMESPACE};
 use crate::error::{Error, ErrorKind};
-use crate::query::provider::{QueryEnv, VarveTable};
 use crate::query::references::{LAST_VALUES_SUFFIX, SINCE_SUFFIX};
+use crate::query::statement::Parsed;
+use crate::query::table::{QueryEnv, VarveTable};
 use crate::query::time_travel::{split_name, AsOf};
 
 /// The catalog name tables are registered under (`varve.<namespace>.<table>`).
@@ -43,14 +44,18 @@ pub(crate) struct LakeCatalog {
 pub(crate) type ExtraSchemas = Arc<std::sync::RwLock<HashMap<String, Arc<dyn SchemaProvider>>>>;
 
 impl LakeCatalog {
-    /// The catalog for statement `sql`: the tables it names loaded in parallel, and the lake
-    /// listed only when it reads `information_schema` or its tables cannot be found in its text.
+    /// The catalog for `statement`: the tables it names loaded in parallel, and the lake listed
+    /// only when it reads `information_schema` or its tables cannot be found in its parse.
     ///
     /// Errors: storage errors of the listing. A table that fails to load is left for planning,
     /// which loads it again and reports the error.
-    pub(crate) async fn for_statement(env: QueryEnv, sql: &str, extra: ExtraSchemas) -> crate::Result<LakeCatalog> {
+    pub(crate) async fn for_statement(
+        env: QueryEnv,
+        statement: &Parsed,
+        extra: ExtraSchemas,
+    ) -> crate::Result<LakeCatalog> {
         let extra_names: Vec<String> = extra.read().map(|m| m.keys().cloned().collect()).unwrap_or_default();
-        let named = crate::query::references::referenced_tables(sql).ok().map(|tables| {
+        let named = statement.tables().ok().map(|tables| {
             tables
                 .into_iter()
                 .filter(|t| !extra_names.contains(&t.namespace))
@@ -61,7 +66,7 @@ impl LakeCatalog {
             _ => Some(lake_catalog::list_layout(&env.storage).await?),
         };
         let named = named.unwrap_or_default();
-        let writes = crate::query::references::writes_rows(sql);
+        let writes = statement.writes_rows();
         let (storage, cache) = (&env.storage, &env.cache);
         let loads = named
             .iter()

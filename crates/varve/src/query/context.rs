@@ -19,8 +19,8 @@ use url::Url;
 use crate::catalog::{MetadataCache, DEFAULT_NAMESPACE, FOOTER_BYTES};
 use crate::error::Result;
 use crate::query::catalog::CATALOG;
-use crate::query::provider::STORE_URL;
-use crate::query::session::QueryOptions;
+use crate::query::limits::QueryOptions;
+use crate::query::table::STORE_URL;
 use crate::query::{asof, file_order, functions, gapfill, newest, store};
 use crate::storage::Storage;
 
@@ -41,8 +41,8 @@ impl datafusion::common::config::ConfigExtension for VarveOptions {
 #[derive(Clone)]
 pub(crate) struct QueryContext {
     base: SessionState,
-    /// What modules above `query` add to every session ([`crate::query::extension`]).
-    pub(crate) extensions: crate::query::extension::Extensions,
+    /// What modules above `query` add to every session (`session::QueryExtension`).
+    pub(crate) extensions: crate::query::session::Extensions,
 }
 
 impl std::fmt::Debug for QueryContext {
@@ -58,7 +58,7 @@ impl QueryContext {
     pub(crate) fn new(
         storage: &Storage,
         cache: &MetadataCache,
-        extensions: crate::query::extension::Extensions,
+        extensions: crate::query::session::Extensions,
     ) -> Result<QueryContext> {
         let config = SessionConfig::new()
             .with_information_schema(true)

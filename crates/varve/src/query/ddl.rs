@@ -11,16 +11,18 @@ use std::sync::Arc;
 use arrow::datatypes::{Field, Schema};
 use datafusion::dataframe::DataFrame;
 use datafusion::prelude::SessionContext;
-use datafusion::sql::parser::{DFParser, Statement as DFStatement};
+use datafusion::sql::parser::Statement as DFStatement;
 use datafusion::sql::sqlparser::ast::{
     AlterColumnOperation, AlterTableOperation, ColumnOption, CreateTableOptions, Expr, ObjectName, ObjectType,
     SchemaName, SqlOption, Statement, Value,
 };
+use futures::future::BoxFuture;
 
 use crate::catalog::{self as lake_catalog, MetadataCache, TableIdent};
 use crate::error::{Error, Result};
 use crate::format::{ColumnChange, Dedup, Partitioning, TableContract};
 use crate::query::catalog::CATALOG;
+use crate::query::statement::{starts_with_ddl_word, Parsed};
 use crate::storage::Storage;
 
 /// A DDL statement Varve runs itself.
@@ -63,23 +65,14 @@ const WITH_KEYS: &str = "time_column = 'ts', series_key = 'host' (or 'a,b'), par
 /// Errors: [`crate::ErrorKind::InvalidInput`] for a DDL statement with an unsupported part (a
 /// column option, an unknown `WITH` key, `CREATE OR REPLACE`, an `ALTER TABLE` operation other
 /// than the column changes), an unknown type or a bad name.
-pub(crate) fn parse(sql: &str) -> Result<Option<Ddl>> {
-    // Only statements that start with one of these words are parsed twice.
-    let first = sql
-        .trim_start()
-        .split(|c: char| !c.is_ascii_alphabetic())
-        .next()
-        .unwrap_or("");
-    if !["alter", "create", "drop"]
-        .iter()
-        .any(|w| first.eq_ignore_ascii_case(w))
-    {
+pub(crate) fn parse(statement: &Parsed) -> Result<Option<Ddl>> {
+    if !starts_with_ddl_word(statement.text()) {
         return Ok(None);
     }
-    let sql = quote_partition_option(sql);
-    let statements = DFParser::parse_sql(&sql).map_err(|e| Error::invalid(e.to_string()))?;
-    let [DFStatement::Statement(s)] = statements.iter().collect::<Vec<_>>()[..] else {
-        return Ok(None);
+    let s = match statement.parsed() {
+        Ok(DFStatement::Statement(s)) => s,
+        Ok(_) => return Ok(None),
+        Err(e) => return Err(Error::invalid(e.to_string())),
     };
     match s.as_ref() {
         Statement::AlterTable(at) => Ok(Some(Ddl::Alter {
@@ -189,35 +182,6 @@ pub(crate) fn parse(sql: &str) -> Result<Option<Ddl>> {
             ))),
         },
         _ => Ok(None),
-    }
-}
-
-/// `WITH (partition = 'day')` with `partition` quoted: the SQL parser reads a bare `PARTITION`
-/// in table options as the start of a partition clause (`PARTITION (col RANGE ...)`). Text that
-/// does not tokenize is returned as it is, for the parser to report.
-fn quote_partition_option(sql: &str) -> String {
-    use datafusion::sql::sqlparser::dialect::GenericDialect;
-    use datafusion::sql::sqlparser::keywords::Keyword;
-    use datafusion::sql::sqlparser::tokenizer::{Token, Tokenizer};
-    let Ok(mut tokens) = Tokenizer::new(&GenericDialect {}, sql).tokenize() else {
-        return sql.to_string();
-    };
-    let mut changed = false;
-    for i in 0..tokens.len() {
-        let is_partition =
-            matches!(&tokens[i], Token::Word(w) if w.keyword == Keyword::PARTITION && w.quote_style.is_none());
-        if !is_partition {
-            continue;
-        }
-        let next = tokens[i + 1..].iter().find(|t| !matches!(t, Token::Whitespace(_)));
-        if matches!(next, Some(Token::Eq)) {
-            tokens[i] = Token::make_word("partition", Some('"'));
-            changed = true;
-        }
-    }
-    match changed {
-        true => tokens.iter().map(|t| t.to_string()).collect(),
-        false => sql.to_string(),
     }
 }
 
@@ -359,7 +323,25 @@ pub(crate) enum Ran {
     Fill { table: TableIdent, insert: String },
 }
 
-/// Runs `ddl`; `ctx` plans the query of `CREATE TABLE ... AS` (for its columns).
+/// What acts before `DROP TABLE` drops a table: a module above `query` that keeps state about
+/// tables (a rollup's source lists its rollups) registers one as part of its
+/// `session::QueryExtension`.
+pub(crate) trait DropHook: Send + Sync {
+    /// Called before `DROP TABLE` drops `table` (which may not exist).
+    ///
+    /// Errors: the hook's; the table is then not dropped.
+    fn before_drop<'a>(
+        &'a self,
+        _storage: &'a Storage,
+        _cache: &'a MetadataCache,
+        _table: &'a TableIdent,
+    ) -> BoxFuture<'a, Result<()>> {
+        Box::pin(async { Ok(()) })
+    }
+}
+
+/// Runs `ddl`, with `hooks` called before a table is dropped; `ctx` plans the query of `CREATE
+/// TABLE ... AS` (for its columns).
 ///
 /// Errors: the engine call's (for example [`crate::ErrorKind::AlreadyExists`],
 /// [`crate::ErrorKind::NotFound`]).
@@ -368,7 +350,7 @@ pub(crate) async fn run(
     storage: &Storage,
     cache: &Arc<MetadataCache>,
     ctx: &SessionContext,
-    extensions: &crate::query::extension::Extensions,
+    hooks: &[&dyn DropHook],
 ) -> Result<Ran> {
     // What the statement did, as one row of one column `result` (a shell prints it).
     let done = |text: String| -> Result<Ran> {
@@ -415,8 +397,8 @@ pub(crate) async fn run(
         Ddl::DropTable { tables, if_exists } => {
             let mut dropped = Vec::new();
             for t in &tables {
-                for extension in extensions.iter() {
-                    extension.before_drop(storage, cache, t).await?;
+                for hook in hooks {
+                    hook.before_drop(storage, cache, t).await?;
                 }
                 match lake_catalog::drop_table(storage, cache, t).await {
                     Ok(_) => dropped.push(t.to_string()),

@@ -7,7 +7,7 @@
 //! it, naming the object in every read error (`store`), the Parquet reader with the lake's footer
 //! cache (`footers`), SQL DDL (`ddl`: CREATE/DROP TABLE and
 //! SCHEMA, ALTER TABLE), the rewrite that answers newest-row queries from the last-value index
-//! (`newest`), the bound that reads only the newest time buckets' rows under `GROUP BY time_bucket(...) ORDER BY ... DESC LIMIT k` (`newest_buckets`), the rule that reads a top-k sort's files in order (`file_order`) and the union it reads in one partition (`chain`), the context the lake's sessions share (`context`), readable result column names (`names`), and the session that runs a
+//! (`newest`), the bound that reads only the newest time buckets' rows under `GROUP BY time_bucket(...) ORDER BY ... DESC LIMIT k` (`newest_buckets`), the rule that reads a top-k sort's files in order (`file_order`) and the union it reads in one partition (`chain`), the statement front end that reads a statement once for every pass (`statement`), the context the lake's sessions share (`context`), readable result column names (`names`), and the session that runs a
 //! statement (`session`). It must not write metadata except through `commit`.
 
 pub(crate) mod asof;
@@ -15,11 +15,11 @@ pub(crate) mod catalog;
 pub(crate) mod chain;
 pub(crate) mod context;
 pub(crate) mod ddl;
-pub(crate) mod extension;
 pub(crate) mod file_order;
 pub(crate) mod footers;
 pub(crate) mod functions;
 pub(crate) mod gapfill;
+pub(crate) mod limits;
 pub(crate) mod names;
 pub(crate) mod nan_guard;
 pub(crate) mod newest;
@@ -30,10 +30,13 @@ pub(crate) mod page_pruning;
 pub(crate) mod provider;
 pub(crate) mod read_ahead;
 pub(crate) mod references;
+pub(crate) mod scan;
 pub(crate) mod session;
 pub(crate) mod sink;
 pub(crate) mod small_files;
+pub(crate) mod statement;
 pub(crate) mod store;
+pub(crate) mod table;
 pub(crate) mod text;
 pub(crate) mod time_travel;
 pub(crate) mod work_units;

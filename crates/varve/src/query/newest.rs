@@ -45,7 +45,7 @@ use datafusion::logical_expr::{
 };
 use datafusion::optimizer::{OptimizerConfig, OptimizerRule};
 
-use crate::query::provider::VarveTable;
+use crate::query::table::{NewestK, VarveTable};
 
 /// The rule (module docs).
 #[derive(Debug, Default)]
@@ -255,14 +255,6 @@ fn is_newest_aggregate(e: &Expr, time: &str) -> bool {
 
 /// The most rows a top-k is narrowed for (the bound names each of their series).
 const MAX_NEWEST_K: usize = 10_000;
-
-/// What a scan under `ORDER BY <time> DESC [, <series key columns>] LIMIT k` is told (module
-/// docs): `k`, and the sort keys after the time, as (table column, ascending, nulls first).
-#[derive(Debug, Clone, PartialEq)]
-pub(crate) struct NewestK {
-    pub(crate) k: usize,
-    pub(crate) then_by: Vec<(String, bool, bool)>,
-}
 
 /// `Sort` with a fetch of at most [`MAX_NEWEST_K`] rows, by the time descending then series-key
 /// columns, over a Varve table with an index: the same plan, its scan marked with [`NewestK`].

@@ -36,19 +36,11 @@ use parquet::file::page_index::column_index::ColumnIndexMetaData;
 use parquet::file::statistics::Statistics;
 
 use crate::format::stats::FileStats;
-use crate::query::provider::VarveTable;
+use crate::query::table::{NewestBuckets, VarveTable};
 
 /// The most rows (`LIMIT k`) the rule marks a scan for: a dashboard's last buckets, not a bulk
 /// read.
 const MAX_K: usize = 10_000;
-
-/// What a marked scan needs (module docs): `k`, and the bucket expression over the table's time
-/// column (unqualified).
-#[derive(Debug, Clone, PartialEq)]
-pub(crate) struct NewestBuckets {
-    pub(crate) k: usize,
-    pub(crate) bucket: Expr,
-}
 
 /// `s` (a `Sort` with a fetch) with its table's scan marked [`NewestBuckets`], when the plan has
 /// the shape of the module docs.

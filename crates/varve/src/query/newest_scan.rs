@@ -24,7 +24,7 @@ use crate::error::Error;
 use crate::format::field_ids::field_id;
 use crate::format::TableContract;
 use crate::index::last_value::{self, IndexRef};
-use crate::query::provider::VarveTable;
+use crate::query::table::VarveTable;
 
 /// Most series an expression over several key columns names (the plan stays shallow).
 const MAX_MULTI_KEY_SERIES: usize = 64;

@@ -3,22 +3,23 @@
 //! statements ([`split_statements`]).
 
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
 
 use arrow::array::{RecordBatch, StringArray};
 use arrow::datatypes::SchemaRef;
 use datafusion::execution::SendableRecordBatchStream;
 use datafusion::logical_expr::LogicalPlan;
 use datafusion::prelude::SessionContext;
+use futures::future::BoxFuture;
 use futures::StreamExt;
 
 use crate::catalog::MetadataCache;
 use crate::error::{Error, ErrorKind, Result};
 use crate::query::catalog::{ExtraSchemas, LakeCatalog, CATALOG};
-use crate::query::context::QueryContext;
-use crate::query::extension::{CustomStatement, QueryExtension};
-use crate::query::provider::{QueryEnv, ScanNote};
-use crate::query::{asof, ddl, functions, gapfill, time_travel};
+use crate::query::ddl::DropHook;
+use crate::query::limits::{limited, timeout_error, too_many_rows, QueryOptions};
+use crate::query::statement::Parsed;
+use crate::query::table::{QueryEnv, ScanNote};
+use crate::query::{asof, ddl, functions, gapfill};
 use crate::storage::Storage;
 
 /// The result of a query: its schema and every batch.
@@ -76,83 +77,6 @@ pub struct Described {
     pub params: Vec<Option<arrow::datatypes::DataType>>,
     /// The result's columns; `None` for a statement that runs when planned (DDL).
     pub schema: Option<SchemaRef>,
-}
-
-/// Limits on one query.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct QueryOptions {
-    /// Cancel the query after this long.
-    pub timeout: Option<Duration>,
-    /// Fail when the result grows past this many rows.
-    pub max_rows: Option<usize>,
-    /// Bound the memory of sorts, aggregates and joins to this many bytes; they spill to a temporary
-    /// directory before they fail.
-    pub memory_limit: Option<usize>,
-}
-
-impl QueryOptions {
-    /// Checks the values: zero limits are invalid.
-    ///
-    /// Errors: [`crate::ErrorKind::InvalidInput`].
-    pub fn validate(&self) -> Result<()> {
-        if self.timeout.is_some_and(|t| t.is_zero()) {
-            return Err(Error::invalid("timeout must be more than 0 seconds"));
-        }
-        if self.max_rows == Some(0) {
-            return Err(Error::invalid("max_rows must be at least 1"));
-        }
-        if self.memory_limit == Some(0) {
-            return Err(Error::invalid("memory_limit must be more than 0 bytes"));
-        }
-        Ok(())
-    }
-}
-
-/// Deepest nesting of expressions a statement may have. Planning is recursive (and, in a debug
-/// build, slow: quadratic in the depth); `SELECT sum(c1 + ... + c400)` is 400 deep.
-pub(crate) const MAX_EXPR_DEPTH: usize = 1_000;
-
-/// Refuses a statement whose expressions nest deeper than [`MAX_EXPR_DEPTH`], before DataFusion
-/// plans it (its recursion is where a too-deep statement would otherwise exhaust the stack). The
-/// walk stops at the limit, so it never recurses deeper itself. Text that does not parse is left
-/// to DataFusion, which reports it.
-///
-/// Errors: [`crate::ErrorKind::InvalidInput`] saying how deep the limit is.
-fn check_depth(sql: &str) -> Result<()> {
-    use std::ops::ControlFlow;
-
-    use datafusion::sql::sqlparser::ast::{Expr, Visit, Visitor};
-    use datafusion::sql::sqlparser::dialect::GenericDialect;
-    use datafusion::sql::sqlparser::parser::Parser;
-
-    struct Depth(usize);
-    impl Visitor for Depth {
-        type Break = ();
-        fn pre_visit_expr(&mut self, _: &Expr) -> ControlFlow<()> {
-            self.0 += 1;
-            if self.0 > MAX_EXPR_DEPTH {
-                ControlFlow::Break(())
-            } else {
-                ControlFlow::Continue(())
-            }
-        }
-        fn post_visit_expr(&mut self, _: &Expr) -> ControlFlow<()> {
-            self.0 -= 1;
-            ControlFlow::Continue(())
-        }
-    }
-    let Ok(statements) = Parser::parse_sql(&GenericDialect {}, sql) else {
-        return Ok(());
-    };
-    for s in &statements {
-        if s.visit(&mut Depth(0)).is_break() {
-            return Err(crate::Error::invalid(format!(
-                "the statement nests expressions more than {MAX_EXPR_DEPTH} deep (e.g. a sum of that many \
-                 terms); split it, for example into subqueries or a sum over rows"
-            )));
-        }
-    }
-    Ok(())
 }
 
 /// The sentence of a function's own argument check (Varve's functions check their arguments in
@@ -251,7 +175,7 @@ pub struct Session {
     deletes: Arc<Mutex<Vec<crate::maintain::delete::DeleteReport>>>,
     limits: QueryOptions,
     extra: ExtraSchemas,
-    extensions: crate::query::extension::Extensions,
+    extensions: Extensions,
     /// Refuse statements that read or write files by path (`COPY ... TO`, `CREATE EXTERNAL
     /// TABLE`): set by servers ([`Session::refuse_file_access`]).
     no_files: std::sync::atomic::AtomicBool,
@@ -274,11 +198,10 @@ impl Session {
     pub(crate) fn new(
         storage: &Storage,
         cache: &Arc<MetadataCache>,
-        query: &QueryContext,
+        ctx: SessionContext,
+        extensions: Extensions,
         limits: QueryOptions,
     ) -> Result<Session> {
-        limits.validate()?;
-        let ctx = query.session(&limits)?;
         Ok(Session {
             storage: storage.clone(),
             cache: cache.clone(),
@@ -287,7 +210,7 @@ impl Session {
             deletes: Arc::new(Mutex::new(Vec::new())),
             limits,
             extra: ExtraSchemas::default(),
-            extensions: query.extensions.clone(),
+            extensions,
             no_files: std::sync::atomic::AtomicBool::new(false),
         })
     }
@@ -397,13 +320,24 @@ impl Session {
     /// lake's tables when planned (`CREATE`, `DROP`, `ALTER`, the rollup statements but `SHOW
     /// ROLLUPS`) is not planned: it takes no placeholders and its columns are `None`.
     ///
-    /// Errors: as [`Session::sql`]'s planning.
+    /// Errors: as [`Session::sql`]'s planning, including [`crate::ErrorKind::Timeout`] past the
+    /// session's timeout.
     pub async fn describe(&self, sql: &str) -> Result<Described> {
-        let text = time_travel::rewrite(sql)?;
-        let text = text.as_deref().unwrap_or(sql);
-        let runs_when_planned = match self.parse_custom(text)? {
-            Some((_, statement)) => statement.changes_lake,
-            None => ddl::parse(text)?.is_some(),
+        match self.limits.timeout {
+            // Describing plans the statement: it counts against the timeout as planning does.
+            Some(t) => tokio::time::timeout(t, self.describe_now(sql))
+                .await
+                .map_err(|_| timeout_error(t))?,
+            None => self.describe_now(sql).await,
+        }
+    }
+
+    /// [`Session::describe`] without the timeout.
+    async fn describe_now(&self, sql: &str) -> Result<Described> {
+        let statement = self.read(sql)?;
+        let runs_when_planned = match self.parse_custom(statement.text())? {
+            Some((_, custom)) => custom.changes_lake,
+            None => ddl::parse(&statement)?.is_some(),
         };
         if runs_when_planned {
             return Ok(Described {
@@ -411,7 +345,7 @@ impl Session {
                 schema: None,
             });
         }
-        let prepared = Box::pin(self.prepare(sql)).await?;
+        let prepared = Box::pin(self.prepare_parsed(statement)).await?;
         let types = prepared.df.logical_plan().get_parameter_types()?;
         let mut params: Vec<Option<arrow::datatypes::DataType>> = Vec::new();
         for (name, ty) in types {
@@ -439,33 +373,42 @@ impl Session {
         })
     }
 
-    /// Plans `sql` (after the time-travel rewrite) against the lake's tables as they are now.
+    /// Reads statement `sql` once for every pass that follows ([`Parsed::read`]), under the
+    /// session's parser settings.
+    ///
+    /// Errors: as [`Parsed::read`].
+    fn read(&self, sql: &str) -> Result<Parsed> {
+        Parsed::read(sql, &self.ctx.state_ref().read().config().options().sql_parser)
+    }
+
+    /// Plans `sql` (after Varve's rewrites) against the lake's tables as they are now.
     pub(crate) async fn prepare(&self, sql: &str) -> Result<Prepared> {
+        self.prepare_parsed(self.read(sql)?).await
+    }
+
+    /// [`Session::prepare`] for a statement already read.
+    async fn prepare_parsed(&self, statement: Parsed) -> Result<Prepared> {
         if let Ok(mut notes) = self.scans.lock() {
             notes.clear();
         }
         if let Ok(mut notes) = self.deletes.lock() {
             notes.clear();
         }
-        let text = time_travel::rewrite(sql)?;
-        let text = text.as_deref().unwrap_or(sql);
-        let asof = asof::mark_text(text)?;
-        let text = asof.as_ref().map_or(text, |m| m.text.as_str());
         let env = QueryEnv {
             storage: self.storage.clone(),
             cache: self.cache.clone(),
             scans: self.scans.clone(),
             deletes: self.deletes.clone(),
-            top_k: super::references::has_top_k(text),
+            top_k: statement.top_k(),
         };
         self.ctx.register_catalog(
             CATALOG,
-            Arc::new(LakeCatalog::for_statement(env, sql, self.extra.clone()).await?),
+            Arc::new(LakeCatalog::for_statement(env, &statement, self.extra.clone()).await?),
         );
-        check_depth(text)?;
+        statement.check_depth()?;
         let (scans, deletes) = (self.scans.clone(), self.deletes.clone());
-        if let Some((extension, statement)) = self.parse_custom(text)? {
-            let batch = extension.run(self, statement).await?;
+        if let Some((extension, custom)) = self.parse_custom(statement.text())? {
+            let batch = extension.run(self, custom).await?;
             return Ok(Prepared {
                 df: self.ctx.read_batch(batch)?,
                 scans,
@@ -474,9 +417,9 @@ impl Session {
                 routes: vec![],
             });
         }
-        if let Some(statement) = ddl::parse(text)? {
+        if let Some(ddl) = ddl::parse(&statement)? {
             // DDL runs when it is planned, as DataFusion's own DDL does.
-            let df = match ddl::run(statement, &self.storage, &self.cache, &self.ctx, &self.extensions).await? {
+            let df = match ddl::run(ddl, &self.storage, &self.cache, &self.ctx, &self.drop_hooks()).await? {
                 ddl::Ran::Done(df) => *df,
                 ddl::Ran::Fill { table, insert } => {
                     let filled = async { Box::pin(self.prepare(&insert)).await?.collect(&self.limits).await };
@@ -494,12 +437,13 @@ impl Session {
                 routes: vec![],
             });
         }
-        let (df, routes) = match self.plan(text, asof.as_ref()).await {
+        let text = statement.text().to_string();
+        let (df, routes) = match self.plan(statement).await {
             Ok(planned) => planned,
             Err(PlanError::Varve(e)) => return Err(e),
             Err(PlanError::DataFusion(e)) => {
                 let message = e.to_string();
-                let plain = coercion_error(&message).or_else(|| text_argument_error(text, &message));
+                let plain = coercion_error(&message).or_else(|| text_argument_error(&text, &message));
                 return Err(plain.unwrap_or_else(|| e.into()));
             }
         };
@@ -540,11 +484,14 @@ impl Session {
             deletes: self.deletes.clone(),
             top_k: false,
         };
+        let state = self.ctx.state();
+        let statement = Parsed::plain(sql, &state.config().options().sql_parser);
         self.ctx.register_catalog(
             CATALOG,
-            Arc::new(LakeCatalog::for_statement(env, sql, self.extra.clone()).await?),
+            Arc::new(LakeCatalog::for_statement(env, &statement, self.extra.clone()).await?),
         );
-        Ok(self.ctx.state().create_logical_plan(sql).await?)
+        let (parsed, _) = statement.into_parsed();
+        Ok(state.statement_to_plan(parsed?).await?)
     }
 
     /// Runs Varve's own SQL as a stream of batches, answered from rollups where they can
@@ -556,6 +503,11 @@ impl Session {
             self.ctx.execute_logical_plan(plan).await?.execute_stream().await?,
             routes,
         ))
+    }
+
+    /// What acts before a table is dropped: the extensions' hooks.
+    fn drop_hooks(&self) -> Vec<&dyn DropHook> {
+        self.extensions.iter().map(|e| e.as_ref() as &dyn DropHook).collect()
     }
 
     /// The extension whose statement `text` is, with its parse ([`QueryExtension::parse`]).
@@ -589,59 +541,6 @@ impl Session {
     }
 }
 
-/// The error of a query cancelled at its timeout `t`.
-fn timeout_error(t: Duration) -> Error {
-    Error::new(
-        ErrorKind::Timeout,
-        format!(
-            "the query ran past its timeout of {:.3} s and was cancelled",
-            t.as_secs_f64()
-        ),
-    )
-}
-
-/// The error of a result that passed `max` rows.
-fn too_many_rows(max: usize) -> Error {
-    Error::new(
-        ErrorKind::LimitExceeded,
-        format!("the result has more than {max} rows (max_rows); add a LIMIT or a filter"),
-    )
-}
-
-/// `stream` ending with an error once it passes `limits.max_rows` rows or `limits.timeout` from
-/// `started`.
-fn limited(
-    schema: SchemaRef,
-    stream: SendableRecordBatchStream,
-    limits: QueryOptions,
-    started: tokio::time::Instant,
-) -> SendableRecordBatchStream {
-    use datafusion::physical_plan::stream::RecordBatchStreamAdapter;
-    type Item = datafusion::error::Result<RecordBatch>;
-    let deadline = limits.timeout.map(|t| (started + t, t));
-    let batches = futures::stream::unfold(Some((stream, 0usize)), move |state| async move {
-        let (mut stream, rows) = state?;
-        let next = match deadline {
-            Some((at, t)) => match tokio::time::timeout_at(at, stream.next()).await {
-                Ok(next) => next,
-                Err(_) => return Some((Item::Err(timeout_error(t).into()), None)),
-            },
-            None => stream.next().await,
-        };
-        match next? {
-            Ok(b) => {
-                let rows = rows + b.num_rows();
-                match limits.max_rows {
-                    Some(max) if rows > max => Some((Item::Err(too_many_rows(max).into()), None)),
-                    _ => Some((Item::Ok(b), Some((stream, rows)))),
-                }
-            }
-            Err(e) => Some((Item::Err(e), None)),
-        }
-    });
-    Box::pin(RecordBatchStreamAdapter::new(schema, batches))
-}
-
 /// Why a statement did not plan: Varve's own rewrite refused it, or DataFusion did.
 enum PlanError {
     Varve(Error),
@@ -655,17 +554,16 @@ impl From<datafusion::error::DataFusionError> for PlanError {
 }
 
 impl Session {
-    /// Parses `text` (one statement), applies Varve's rewrites of the parsed statement (the
-    /// time-series functions' named arguments, the ASOF joins `asof` found in the text) and plans
-    /// it, as `SessionContext::sql` would.
+    /// Plans `statement` after Varve's rewrites of its parse (the time-series functions' named
+    /// arguments, the ASOF joins its text marked), as `SessionContext::sql` would.
     async fn plan(
         &self,
-        text: &str,
-        asof: Option<&asof::Marks>,
+        statement: Parsed,
     ) -> std::result::Result<(datafusion::dataframe::DataFrame, Vec<String>), PlanError> {
         let state = self.ctx.state();
-        let dialect = state.config().options().sql_parser.dialect;
-        let mut statement = state.sql_to_statement(text, &dialect)?;
+        let (parsed, asof) = statement.into_parsed();
+        let mut statement = parsed?;
+        let asof = asof.as_ref();
         // The statement itself, or the one an EXPLAIN shows.
         let mut inner = &mut statement;
         while let datafusion::sql::parser::Statement::Explain(e) = inner {
@@ -831,75 +729,51 @@ impl Prepared {
     }
 }
 
-/// A SQL script cut into statements at top-level `;` (by DataFusion's SQL tokenizer, so that a
-/// `;` inside a string, a quoted name or a comment does not cut): the complete statements, each
-/// without its `;` and trimmed, and the text after the last `;` (empty, or a statement not yet
-/// ended, which a script runs too and an interactive shell waits on). Pieces that hold only
-/// whitespace and comments are dropped.
-///
-/// Errors: [`crate::ErrorKind::InvalidInput`] for text the tokenizer refuses (an unterminated
-/// string or quoted name), with its line and column.
-pub fn split_statements(text: &str) -> Result<(Vec<String>, String)> {
-    use datafusion::sql::sqlparser::dialect::GenericDialect;
-    use datafusion::sql::sqlparser::tokenizer::{Location, Token, Tokenizer};
+// Extension points of statement handling: what a module above `query` adds to every session
+// without `query` importing it. The facade (`lake`) registers the extensions when it builds the
+// long-lived query context (`context::QueryContext`); rollups are one (`rollup::Rollups`). An
+// extension may add statements the SQL parser does not know (`CREATE ROLLUP`), rewrite each
+// planned query (answering an aggregate from a rollup), and act before `DROP TABLE` drops a table
+// (`ddl::DropHook`: a rollup's source stops listing it). It must not depend on being called in
+// any order relative to another extension. (They live here because they take the session.)
 
-    let tokens = Tokenizer::new(&GenericDialect {}, text)
-        .with_unescape(false)
-        .tokenize_with_location()
-        .map_err(|e| Error::invalid(format!("SQL: {e}")))?;
-    let mut line_starts = vec![0usize];
-    line_starts.extend(text.match_indices('\n').map(|(i, _)| i + 1));
-    // Locations count lines and characters from 1.
-    let offset = |loc: Location| -> usize {
-        let start = line_starts
-            .get((loc.line.max(1) - 1) as usize)
-            .copied()
-            .unwrap_or(text.len());
-        text[start..]
-            .char_indices()
-            .nth((loc.column.max(1) - 1) as usize)
-            .map(|(i, _)| start + i)
-            .unwrap_or(text.len())
-    };
-    let mut statements = Vec::new();
-    // Where the statement being read starts: its first token that is not whitespace or a comment
-    // (so that comments before a statement are not part of it).
-    let mut start: Option<usize> = None;
-    for t in &tokens {
-        match &t.token {
-            Token::SemiColon => {
-                if let Some(from) = start.take() {
-                    statements.push(text[from..offset(t.span.start)].trim().to_string());
-                }
-            }
-            Token::Whitespace(_) | Token::EOF => {}
-            _ => {
-                start.get_or_insert_with(|| offset(t.span.start));
-            }
-        }
-    }
-    let rest = start.map(|from| text[from..].trim().to_string()).unwrap_or_default();
-    Ok((statements, rest))
+/// A statement an extension parsed, for its [`QueryExtension::run`].
+pub(crate) struct CustomStatement {
+    /// The extension's own parse of the statement.
+    pub(crate) parsed: Box<dyn std::any::Any + Send + Sync>,
+    /// Whether running it changes the lake (as DDL does), so that describing it must not plan it
+    /// ([`Session::describe`]); `false` for statements that only read (`SHOW ROLLUPS`).
+    pub(crate) changes_lake: bool,
 }
 
-#[cfg(test)]
-mod split_tests {
-    use super::split_statements;
+/// What an extension adds to statement handling. Each method has a default that adds nothing.
+pub(crate) trait QueryExtension: DropHook + Send + Sync + std::fmt::Debug {
+    /// Parses `text` (after the time-travel and ASOF rewrites) as one of the extension's
+    /// statements; `Ok(None)` when it is not one.
+    ///
+    /// Errors: [`crate::ErrorKind::InvalidInput`] for a statement of the extension's that is
+    /// malformed, with the usage.
+    fn parse(&self, _text: &str) -> Result<Option<CustomStatement>> {
+        Ok(None)
+    }
 
-    #[test]
-    fn statements_split_at_top_level_semicolons() {
-        let (s, rest) = split_statements(
-            "SET a = 1; SELECT ';' AS \"x;y\" -- a comment; still\n FROM t;\n/* ; */ ; -- next\nSELECT 2",
-        )
-        .unwrap();
-        assert_eq!(
-            s,
-            vec!["SET a = 1", "SELECT ';' AS \"x;y\" -- a comment; still\n FROM t"]
-        );
-        assert_eq!(rest, "SELECT 2");
-        let (s, rest) = split_statements("SELECT 'é';\n-- only a comment\n").unwrap();
-        assert_eq!(s, vec!["SELECT 'é'"]);
-        assert_eq!(rest, "");
-        assert!(split_statements("SELECT 'open").is_err());
+    /// Runs a statement this extension's [`QueryExtension::parse`] returned, in `session`; its
+    /// answer as one batch.
+    fn run<'a>(&'a self, _session: &'a Session, _statement: CustomStatement) -> BoxFuture<'a, Result<RecordBatch>> {
+        Box::pin(async { Err(crate::Error::internal("the extension runs no statements")) })
+    }
+
+    /// Rewrites a planned query before it runs; returns the plan and notes of what was done,
+    /// which `EXPLAIN` shows. Statements the extension leaves alone come back as they were, with
+    /// no notes.
+    fn rewrite<'a>(
+        &'a self,
+        _session: &'a Session,
+        plan: LogicalPlan,
+    ) -> BoxFuture<'a, Result<(LogicalPlan, Vec<String>)>> {
+        Box::pin(async { Ok((plan, vec![])) })
     }
 }
+
+/// The extensions of a query context, in registration order.
+pub(crate) type Extensions = std::sync::Arc<[std::sync::Arc<dyn QueryExtension>]>;

@@ -30,15 +30,16 @@ use crate::commit::{self, Transaction};
 use crate::error::{Error, ErrorKind, Result};
 use crate::format::properties::{PROP_ROLLUPS, PROP_ROLLUP_DEFINITION, PROP_ROLLUP_SOURCE, PROP_ROLLUP_WATERMARK};
 use crate::format::{Partitioning, TableContract};
-use crate::query::extension::{CustomStatement, QueryExtension};
+use crate::query::ddl::DropHook;
 use crate::query::session::Session;
+use crate::query::session::{CustomStatement, QueryExtension};
 use crate::storage::Storage;
 use datafusion::logical_expr::LogicalPlan;
 use definition::{CreateRollup, RollupDef, RollupStatement};
 use futures::future::BoxFuture;
 pub use refresh::RefreshReport;
 
-/// Rollups as an extension of statement handling ([`crate::query::extension`]): the rollup
+/// Rollups as an extension of statement handling ([`crate::query::session::QueryExtension`]): the rollup
 /// statements (`CREATE ROLLUP`, `DROP ROLLUP`, `REFRESH ROLLUP`, `SHOW ROLLUPS`), routing of
 /// aggregate queries to rollups (unless `SET varve.rollup_routing = off`), and unlisting a rollup
 /// from its source when it is dropped with `DROP TABLE`. The facade registers it.
@@ -76,7 +77,9 @@ impl QueryExtension for Rollups {
             }
         })
     }
+}
 
+impl DropHook for Rollups {
     fn before_drop<'a>(
         &'a self,
         storage: &'a Storage,

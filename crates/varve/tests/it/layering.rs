@@ -339,25 +339,6 @@ fn collect(root: &Path, dir: &Path, out: &mut Vec<(String, String)>) {
     }
 }
 
-/// File cycles that remain inside the engine, to be broken by the reshaping of `query/` (issue
-/// 51). This list only shrinks: the test fails when one of these is gone (remove it here) as well
-/// as when any other cycle appears.
-const ENGINE_CYCLES_LEFT: &[&[&str]] = &[
-    &[
-        "query/context.rs",
-        "query/ddl.rs",
-        "query/extension.rs",
-        "query/session.rs",
-    ],
-    &[
-        "query/newest.rs",
-        "query/newest_buckets.rs",
-        "query/newest_scan.rs",
-        "query/provider.rs",
-        "query/sink.rs",
-    ],
-];
-
 #[test]
 fn no_file_imports_a_file_that_imports_it() {
     let crates = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
@@ -369,21 +350,7 @@ fn no_file_imports_a_file_that_imports_it() {
     dirs.sort();
     for dir in dirs.iter().filter(|d| d.is_dir()) {
         let name = dir.parent().unwrap().file_name().unwrap().to_string_lossy().to_string();
-        let mut cycles = file_cycles(dir);
-        if name == "varve" {
-            for left in ENGINE_CYCLES_LEFT {
-                let left: Vec<String> = left.iter().map(|s| s.to_string()).collect();
-                match cycles.iter().position(|c| *c == left) {
-                    Some(i) => {
-                        cycles.remove(i);
-                    }
-                    None => wrong.push(format!(
-                        "crates/varve: the cycle {left:?} is gone or changed: update ENGINE_CYCLES_LEFT"
-                    )),
-                }
-            }
-        }
-        for c in cycles {
+        for c in file_cycles(dir) {
             wrong.push(format!(
                 "crates/{name}/src: these files import each other: {}",
                 c.join(", ")
