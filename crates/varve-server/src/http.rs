@@ -251,20 +251,11 @@ async fn run_sql(
     })?;
     let permit = slot(state).await?;
     let cfg = &state.0.config;
-    let deadline = cfg.query_timeout.map(|t| tokio::time::Instant::now() + t);
-    let timed_out = || {
-        ApiError::new(
-            StatusCode::GATEWAY_TIMEOUT,
-            "timeout",
-            format!(
-                "the query ran past the server's query timeout ({:?}) and was cancelled",
-                cfg.query_timeout.unwrap_or_default()
-            ),
-        )
-    };
+    // The engine applies the server's limits (`varve::QueryOptions`), as for PostgreSQL clients:
+    // planning, the first batch and every later one count against the timeout.
     let limits = QueryOptions {
-        timeout: None,
-        max_rows: None,
+        timeout: cfg.query_timeout,
+        max_rows: cfg.max_result_rows,
         memory_limit: cfg.memory_limit,
     };
     let session = state.0.lake.session(limits)?;
@@ -282,20 +273,7 @@ async fn run_sql(
         let first = stream.next().await.transpose().map_err(varve::Error::from)?;
         Ok::<_, varve::Error>((schema, stream, first))
     };
-    let (schema, stream, first) = match deadline {
-        Some(d) => tokio::time::timeout_at(d, first).await.map_err(|_| timed_out())??,
-        None => first.await?,
-    };
-    let max_rows = cfg.max_result_rows;
-    if let (Some(max), Some(b)) = (max_rows, &first) {
-        if b.num_rows() > max {
-            return Err(ApiError::new(
-                StatusCode::PAYLOAD_TOO_LARGE,
-                "limit_exceeded",
-                format!("the result has more than {max} rows, the server's max-result-rows"),
-            ));
-        }
-    }
+    let (schema, stream, first) = first.await?;
     let mut encoder = Encoder::new(format, &schema)
         .map_err(|e| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "internal", e.to_string()))?;
     let opening = match &first {
@@ -309,9 +287,6 @@ async fn run_sql(
         stream: Some(stream),
         encoder: Some(encoder),
         schema,
-        rows: first.as_ref().map(|b| b.num_rows()).unwrap_or(0),
-        max_rows,
-        deadline,
         started,
         _permit: permit,
         _session: session,
@@ -362,9 +337,6 @@ struct Feed {
     stream: Option<SendableRecordBatchStream>,
     encoder: Option<Encoder>,
     schema: arrow::datatypes::SchemaRef,
-    rows: usize,
-    max_rows: Option<usize>,
-    deadline: Option<tokio::time::Instant>,
     started: Instant,
     opening: Option<Bytes>,
     _permit: Slot,
@@ -383,27 +355,8 @@ impl Feed {
             return Some((Ok(b), self));
         }
         let stream = self.stream.as_mut()?;
-        let next = match self.deadline {
-            Some(d) => match tokio::time::timeout_at(d, stream.next()).await {
-                Ok(n) => n,
-                Err(_) => {
-                    return self.fail(
-                        "timeout",
-                        "the query ran past the server's query timeout and was cancelled".into(),
-                    )
-                }
-            },
-            None => stream.next().await,
-        };
-        match next {
+        match stream.next().await {
             Some(Ok(batch)) => {
-                self.rows += batch.num_rows();
-                if let Some(max) = self.max_rows.filter(|m| self.rows > *m) {
-                    return self.fail(
-                        "limit_exceeded",
-                        format!("the result has more than {max} rows, the server's max-result-rows"),
-                    );
-                }
                 self.state.0.metrics.rows_sent.inc_by(batch.num_rows() as u64);
                 let encoder = self.encoder.as_mut()?;
                 match encoder.write(&batch) {
