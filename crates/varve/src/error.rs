@@ -182,7 +182,7 @@ pub(crate) fn cut_long(value: &str, max: usize) -> String {
 }
 
 /// A failure reading one object, with the object's path: what the query path's object store
-/// (see `query::store`) returns, so that every storage and corruption error names its object.
+/// (see `query::scan::store`) returns, so that every storage and corruption error names its object.
 #[derive(Debug)]
 pub(crate) struct ObjectFailure {
     /// The object, relative to the lake root.

@@ -17,7 +17,7 @@
 //! names, like manifests).
 //!
 //! And the rows of small data files, decoded in the table's schema, for scans that read many of
-//! them (`query::small_files`; bounded by the lake option `cache-decoded-bytes`).
+//! them (`query::scan::small_files`; bounded by the lake option `cache-decoded-bytes`).
 //!
 //! Beside them, the decoded Parquet footers (with page indexes) of data files, by path, in
 //! DataFusion's own cache, which every query session of the lake shares: data files are immutable
@@ -38,7 +38,7 @@ use crate::catalog::TableIdent;
 use crate::format::metadata_json::{Refs, SnapshotJsonCache};
 
 /// The rows of one data file in a table's schema, as the query's small-file path
-/// (`query::small_files`) keeps them in this cache.
+/// (`query::scan::small_files`) keeps them in this cache.
 #[derive(Debug, Clone)]
 pub(crate) struct DecodedFile {
     /// The table schema the rows were read in (every column nullable, as query scans see it).
@@ -81,7 +81,7 @@ pub(crate) struct MetadataCache {
     pub(crate) footers: Arc<dyn FileMetadataCache>,
     /// The newest version of each table (by `namespace.table`) this process saw, and when.
     versions: Cache<String, (u64, uuid::Uuid, Instant)>,
-    /// Rows of small data files by path (`query::small_files`); `None` when the lake option
+    /// Rows of small data files by path (`query::scan::small_files`); `None` when the lake option
     /// `cache-decoded-bytes` is 0 or the block cache is off.
     decoded: Option<Cache<String, (DecodedFile, u32)>>,
 }

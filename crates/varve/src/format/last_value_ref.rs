@@ -30,13 +30,13 @@ pub(crate) struct IndexRef {
     /// The Iceberg field ids of the columns (besides the series key and the time column) whose
     /// value is the same in every row of each series at this snapshot (NULL counting as a value),
     /// such as a truck's fleet: a filter on them and the series key keeps or drops whole series,
-    /// so the index answers it (`query::newest`). Maintained with the index
+    /// so the index answers it (`query::rules::newest`). Maintained with the index
     /// (`index::last_value`); empty for an index written before it was kept (the key absent).
     pub(crate) series_constant: Vec<i32>,
     /// A time (µs since the epoch, the time column's value) that no row of the snapshot is later
     /// than unless it is its series' newest row (the index's entry): so when the index's k-th
     /// newest entry is later, the k newest rows of the table are the index's k newest entries
-    /// (`query::newest_scan`). `i64::MIN` when every row is an entry; `None` when not known (an
+    /// (`query::scan::newest_scan`). `i64::MIN` when every row is an entry; `None` when not known (an
     /// index written before it was kept). An upper bound, not always the least: a delete or
     /// retention may remove the row that set it.
     pub(crate) older_bound: Option<i64>,

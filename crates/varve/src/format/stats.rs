@@ -47,7 +47,7 @@ impl FileStats<'_> {
     /// its statistics (the `FilePruner` of a scan, updated by a `TopK`'s dynamic filter) and its
     /// ordering of a scan's files by them (sort pushdown) need: an Iceberg bound may be wider than
     /// the values (a truncated string bound), which both only read as a bound. The scan's own
-    /// statistics merge these marked inexact (`query::provider`), so that no aggregate is answered
+    /// statistics merge these marked inexact (`query::scan::provider`), so that no aggregate is answered
     /// from them.
     pub(crate) fn file_statistics(&self, i: usize) -> Statistics {
         let f = &self.files[i];

@@ -46,7 +46,7 @@
 //! With the rows, each index names the columns whose value is the same in every row of each
 //! series (`IndexRef::series_constant`: a truck's fleet, driver or model), found without being
 //! declared. A filter on those and the series key keeps or drops whole series, so the index
-//! answers "the newest row of each truck of one fleet" alone (`query::newest`). Kept exact, or
+//! answers "the newest row of each truck of one fleet" alone (`query::rules::newest`). Kept exact, or
 //! smaller, at every commit:
 //! - the first append of a table starts from every column (but the time and the series key);
 //! - an append drops each column that varies within a series among its rows ([`varying`] over

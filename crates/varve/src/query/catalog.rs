@@ -17,9 +17,9 @@ use datafusion::error::Result;
 use crate::catalog::{self as lake_catalog, LoadedTable, TableIdent, DEFAULT_NAMESPACE};
 use crate::error::{Error, ErrorKind};
 use crate::query::references::{LAST_VALUES_SUFFIX, SINCE_SUFFIX};
+use crate::query::scan::table::{QueryEnv, VarveTable};
+use crate::query::statement::time_travel::{split_name, AsOf};
 use crate::query::statement::Parsed;
-use crate::query::table::{QueryEnv, VarveTable};
-use crate::query::time_travel::{split_name, AsOf};
 
 /// The catalog name tables are registered under (`varve.<namespace>.<table>`).
 pub(crate) const CATALOG: &str = "varve";

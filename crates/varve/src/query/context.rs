@@ -20,8 +20,10 @@ use crate::catalog::{MetadataCache, DEFAULT_NAMESPACE, FOOTER_BYTES};
 use crate::error::Result;
 use crate::query::catalog::CATALOG;
 use crate::query::limits::QueryOptions;
-use crate::query::table::STORE_URL;
-use crate::query::{asof, file_order, functions, gapfill, newest, store};
+use crate::query::rules::{file_order, newest};
+use crate::query::scan::store;
+use crate::query::scan::table::STORE_URL;
+use crate::query::{asof, functions, gapfill};
 use crate::storage::Storage;
 
 datafusion::common::extensions_options! {

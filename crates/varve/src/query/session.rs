@@ -15,11 +15,12 @@ use futures::StreamExt;
 use crate::catalog::MetadataCache;
 use crate::error::{Error, ErrorKind, Result};
 use crate::query::catalog::{ExtraSchemas, LakeCatalog, CATALOG};
-use crate::query::ddl::DropHook;
 use crate::query::limits::{limited, timeout_error, too_many_rows, QueryOptions};
+use crate::query::scan::table::{QueryEnv, ScanNote};
+use crate::query::statement::ddl;
+use crate::query::statement::ddl::DropHook;
 use crate::query::statement::Parsed;
-use crate::query::table::{QueryEnv, ScanNote};
-use crate::query::{asof, ddl, functions, gapfill};
+use crate::query::{asof, functions, gapfill};
 use crate::storage::Storage;
 
 /// The result of a query: its schema and every batch.

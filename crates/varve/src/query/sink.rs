@@ -15,7 +15,7 @@ use datafusion::physical_plan::{DisplayAs, DisplayFormatType, ExecutionPlan};
 use crate::catalog::{self, TableIdent};
 use crate::commit::append::Appender;
 use crate::commit::AppendOptions;
-use crate::query::table::QueryEnv;
+use crate::query::scan::table::QueryEnv;
 
 /// Appends a statement's rows to a table.
 #[derive(Debug)]

@@ -42,8 +42,8 @@ use crate::error::{Error, Result};
 use crate::format::properties::{PROP_ROLLUP_WATERMARK, PROP_ROLLUP_WATERMARK_SEQUENCE};
 use crate::query::functions::time_bucket::Bucketer;
 use crate::query::references::SINCE_SUFFIX;
+use crate::query::scan::table::VarveTable;
 use crate::query::session::Session;
-use crate::query::table::VarveTable;
 use crate::rollup::definition::{quote, AggKind, RollupDef};
 use crate::rollup::refresh::{bucketer, bucketer_of_call, constant, table_at};
 

@@ -13,8 +13,8 @@
 //! | `cache-block-bytes` | `1MiB` | bytes of a cached block (the unit the cache fetches and keeps): a power of two from 4KiB to 16MiB; smaller blocks fetch fewer bytes for scattered page reads, larger ones keep fewer entries |
 //! | `cache-coalesce-bytes` | `0` | missing blocks at most this many bytes apart are fetched in one GET, with the bytes between (fewer requests for more bytes); a GET stays within `cache-request-bytes`, and less than a block means none |
 //! | `cache-request-bytes` | `1MiB` (at least a block) | largest GET the cache makes (whole blocks); longer misses are split into GETs made in parallel |
-//! | `cache-decoded-bytes` | `64MiB` | bytes of small data files' rows kept decoded in memory (`query::small_files`): a scan that reads more files than it has partitions reads files of at most 16,384 rows and 2 MiB from them instead of opening each (files of micro-commits, before compaction merges them); `0` turns it off, and so does `cache=off` |
-//! | `read-ahead-bytes` | `auto` | bytes of a data file's next row groups a scan fetches while it decodes the current one (`query::read_ahead`): `auto` (16 MiB on S3, none on local directories and memory), `0` (off) or a size |
+//! | `cache-decoded-bytes` | `64MiB` | bytes of small data files' rows kept decoded in memory (`query::scan::small_files`): a scan that reads more files than it has partitions reads files of at most 16,384 rows and 2 MiB from them instead of opening each (files of micro-commits, before compaction merges them); `0` turns it off, and so does `cache=off` |
+//! | `read-ahead-bytes` | `auto` | bytes of a data file's next row groups a scan fetches while it decodes the current one (`query::scan::read_ahead`): `auto` (16 MiB on S3, none on local directories and memory), `0` (off) or a size |
 
 use std::collections::HashMap;
 use std::path::PathBuf;

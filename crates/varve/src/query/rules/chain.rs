@@ -1,6 +1,6 @@
 //! A union read by one partition: [`ChainExec`] returns its inputs' rows one input after the
-//! other, in one output partition. `query::file_order` puts it in place of the union of a scan's
-//! small files, read from memory (`query::small_files`), and its Parquet scan, under a top-k sort
+//! other, in one output partition. `query::rules::file_order` puts it in place of the union of a scan's
+//! small files, read from memory (`query::scan::small_files`), and its Parquet scan, under a top-k sort
 //! by time when each input has one partition: the sort above then sees one partition, as it does
 //! over a table of one file (on 2 cores it sorts there, with no merge of partitions above it and
 //! no tasks handing batches between threads; with more cores than partitions DataFusion has

@@ -11,7 +11,7 @@
 //! host = 'h1' ORDER BY ts DESC LIMIT 3`); this rule passes filters, projections that keep the
 //! column, the repartitioning nodes between, and unions (each input in turn, by the column's
 //! place; a union of two inputs, rows in memory such as a scan's small files and a file scan,
-//! each read by one partition, is then read by one partition, `query::chain`). Files without bounds
+//! each read by one partition, is then read by one partition, `query::rules::chain`). Files without bounds
 //! for the column come first (they may hold anything). Files whose ranges of the column do not
 //! overlap go to one partition in that order, so that each is opened only after the one before.
 //! A scan that declares an output ordering (one file per partition) is left alone unless its
@@ -39,7 +39,7 @@ use datafusion::physical_plan::sorts::sort::SortExec;
 use datafusion::physical_plan::union::UnionExec;
 use datafusion::physical_plan::{ExecutionPlan, ExecutionPlanProperties};
 
-use crate::query::chain::ChainExec;
+use crate::query::rules::chain::ChainExec;
 
 /// The rule (module docs).
 #[derive(Debug)]
@@ -155,7 +155,7 @@ fn reorder(
         return Ok(Some(DataSourceExec::from_data_source(config)));
     }
     // A union (a scan's small files read from memory beside its Parquet scan,
-    // `query::small_files`): each input that reaches a file scan is ordered.
+    // `query::scan::small_files`): each input that reaches a file scan is ordered.
     if plan.is::<UnionExec>() {
         // An input's column is the one at the same place (a union names its columns after its
         // first input's).
@@ -175,7 +175,7 @@ fn reorder(
             }
         }
         // Small files' rows beside a scan read by one partition: one partition for the sort
-        // (`query::chain`), as over a table of one file.
+        // (`query::rules::chain`), as over a table of one file.
         if let [a, b] = children.as_slice() {
             let pair = (in_memory(a) && reaches_file_scan(b)) || (reaches_file_scan(a) && in_memory(b));
             if pair && one_partition_each(&children) {
@@ -222,7 +222,7 @@ fn one_partition_each(plans: &[Arc<dyn ExecutionPlan>]) -> bool {
 }
 
 /// Whether `plan` reads rows held in memory (a memory source, perhaps under filters and
-/// projections), as a scan's small files are (`query::small_files`).
+/// projections), as a scan's small files are (`query::scan::small_files`).
 fn in_memory(plan: &Arc<dyn ExecutionPlan>) -> bool {
     source_below(plan).is_some_and(|s| s.data_source().downcast_ref::<MemorySourceConfig>().is_some())
 }

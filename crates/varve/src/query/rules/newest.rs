@@ -18,7 +18,7 @@
 //! filter (a time range, a value) may pick an older row: the plan is then kept, and its scan
 //! told so (`VarveTable::newest_filtered`). For each series whose newest row passes the filters,
 //! that row is the newest one they keep, and the scan takes it from the index; only the other
-//! series' rows are read from the data files (`query::newest_scan::split_by_index`). When every
+//! series' rows are read from the data files (`query::scan::newest_scan::split_by_index`). When every
 //! truck of a fleet has its newest row in the fleet, "the newest row of each truck of the fleet"
 //! reads no data file at all after compaction. The index's rows pass the table's retention filter
 //! as data files do. `EXPLAIN` shows when the index answered.
@@ -45,7 +45,7 @@ use datafusion::logical_expr::{
 };
 use datafusion::optimizer::{OptimizerConfig, OptimizerRule};
 
-use crate::query::table::{NewestK, VarveTable};
+use crate::query::scan::table::{NewestK, VarveTable};
 
 /// The rule (module docs).
 #[derive(Debug, Default)]
@@ -79,7 +79,7 @@ impl OptimizerRule for NewestFromIndex {
             },
             LogicalPlan::Sort(s) => match newest_k(s)? {
                 Some(plan) => Ok(Transformed::yes(plan)),
-                None => match crate::query::newest_buckets::mark(s, varve_table)? {
+                None => match crate::query::rules::newest_buckets::mark(s, varve_table)? {
                     Some(plan) => Ok(Transformed::yes(plan)),
                     None => Ok(Transformed::no(node)),
                 },
@@ -516,7 +516,7 @@ fn index_input(plan: &LogicalPlan, fits: impl Fn(&VarveTable) -> Option<bool>) -
     }
     // A filter that selects whole series: only series-key and series-constant columns, and no
     // volatile function (`random() < 0.1` names no column but samples rows).
-    let whole = crate::query::newest_scan::series_columns(&table, &contract);
+    let whole = crate::query::scan::newest_scan::series_columns(&table, &contract);
     let on_keys = |e: &Expr| !e.is_volatile() && e.column_refs().iter().all(|c| whole.contains(&c.name));
     if !scan.filters.iter().all(on_keys) || !filter.is_none_or(|f| on_keys(&f.predicate)) {
         return Ok(None);

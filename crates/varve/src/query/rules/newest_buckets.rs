@@ -2,7 +2,7 @@
 //! [, other columns] ORDER BY b DESC [, ...] LIMIT k` reads only the rows of the newest buckets,
 //! not the whole table.
 //!
-//! The rule ([`mark`], run by `query::newest`'s optimizer rule) marks the table's scan with
+//! The rule ([`mark`], run by `query::rules::newest`'s optimizer rule) marks the table's scan with
 //! [`NewestBuckets`] when the plan has that shape with no filter at all (a filter could drop the
 //! rows the bound below counts on) and the table's time column is required. At scan time
 //! ([`bound`]) the data files' time bounds from the manifests, and the row group and page bounds
@@ -36,7 +36,7 @@ use parquet::file::page_index::column_index::ColumnIndexMetaData;
 use parquet::file::statistics::Statistics;
 
 use crate::format::stats::FileStats;
-use crate::query::table::{NewestBuckets, VarveTable};
+use crate::query::scan::table::{NewestBuckets, VarveTable};
 
 /// The most rows (`LIMIT k`) the rule marks a scan for: a dashboard's last buckets, not a bulk
 /// read.

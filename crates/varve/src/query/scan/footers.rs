@@ -4,7 +4,7 @@
 //! DataFusion's `CachedParquetFileReaderFactory` does the same, but turns every error of the
 //! footer read into text; here the error keeps its source, so that a missing data file stays
 //! "not found", a truncated one "corruption" and a store failure "storage" (`crate::error`).
-//! On object storage each reader also reads ahead (`query::read_ahead`).
+//! On object storage each reader also reads ahead (`query::scan::read_ahead`).
 
 use std::ops::Range;
 use std::sync::Arc;
@@ -24,7 +24,7 @@ use parquet::arrow::async_reader::AsyncFileReader;
 use parquet::errors::ParquetError;
 use parquet::file::metadata::ParquetMetaData;
 
-use crate::query::read_ahead::{ReadAhead, ReadAheads};
+use crate::query::scan::read_ahead::{ReadAhead, ReadAheads};
 
 /// Opens the data files of a scan with footers from `cache`.
 #[derive(Debug)]
@@ -36,7 +36,7 @@ pub(crate) struct CachedFooters {
 
 impl CachedFooters {
     /// Readers of files in `store`, their footers kept in `cache`, each fetching up to
-    /// `read_ahead_bytes` of the row groups after the one it reads (`query::read_ahead`; 0: none).
+    /// `read_ahead_bytes` of the row groups after the one it reads (`query::scan::read_ahead`; 0: none).
     pub(crate) fn new(store: Arc<dyn ObjectStore>, cache: Arc<dyn FileMetadataCache>, read_ahead_bytes: u64) -> Self {
         let read_ahead = (read_ahead_bytes > 0).then(|| ReadAheads::new(store.clone(), read_ahead_bytes));
         CachedFooters {

@@ -17,6 +17,18 @@
 //!
 //! Every scan reports what it read as a [`ScanNote`], which `EXPLAIN` shows.
 
+pub(crate) mod footers;
+pub(crate) mod nan_guard;
+pub(crate) mod newest_scan;
+pub(crate) mod output_ordering;
+pub(crate) mod page_pruning;
+pub(crate) mod provider;
+pub(crate) mod read_ahead;
+pub(crate) mod small_files;
+pub(crate) mod store;
+pub(crate) mod table;
+pub(crate) mod work_units;
+
 use std::collections::HashSet;
 use std::sync::Arc;
 
@@ -44,9 +56,9 @@ use parquet::file::metadata::ParquetMetaData;
 
 use crate::catalog as lake_catalog;
 use crate::format::stats::FileStats;
-use crate::query::footers::CachedFooters;
-use crate::query::table::{ScanNote, VarveTable, STORE_URL};
-use crate::query::{nan_guard, newest_buckets, newest_scan, output_ordering, page_pruning, small_files, work_units};
+use crate::query::rules::newest_buckets;
+use crate::query::scan::footers::CachedFooters;
+use crate::query::scan::table::{ScanNote, VarveTable, STORE_URL};
 
 type Result<T> = datafusion::common::Result<T>;
 

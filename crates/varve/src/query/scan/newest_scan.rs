@@ -1,4 +1,4 @@
-//! What a scan under a newest-row plan (`query::newest`) reads, from the snapshot's last-value
+//! What a scan under a newest-row plan (`query::rules::newest`) reads, from the snapshot's last-value
 //! index (`index::last_value`):
 //!
 //! - under `ORDER BY <time> DESC [, <series key columns>] LIMIT k` ([`top_k_bound`]): a bound
@@ -24,7 +24,7 @@ use crate::error::Error;
 use crate::format::field_ids::field_id;
 use crate::format::TableContract;
 use crate::index::last_value::{self, IndexRef};
-use crate::query::table::VarveTable;
+use crate::query::scan::table::VarveTable;
 
 /// Most series an expression over several key columns names (the plan stays shallow).
 const MAX_MULTI_KEY_SERIES: usize = 64;
@@ -160,7 +160,7 @@ pub(crate) struct TopK {
 /// filters, so that a long list prunes on its own), where S are the series of the first k rows of
 /// the snapshot's last-value index in the top-k's order (after `filters`, which name series
 /// columns only, and the retention bound) and T the k-th one's time. Every row of the top k passes
-/// them (`query::newest`'s module docs). When T is later than the index's older-rows bound
+/// them (`query::rules::newest`'s module docs). When T is later than the index's older-rows bound
 /// (`IndexRef::older_bound`: no row but an entry is later), those k rows are the top k, and
 /// [`TopK::rows`] holds them. Empty when the index has no more than k series and cannot answer
 /// (nothing to prune) or the snapshot has no readable index.

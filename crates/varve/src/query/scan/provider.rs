@@ -21,7 +21,7 @@ use datafusion::physical_plan::ExecutionPlan;
 
 use crate::error::Error;
 use crate::maintain::delete::{self, DeletePredicate};
-use crate::query::table::{QueryEnv, VarveTable};
+use crate::query::scan::table::{QueryEnv, VarveTable};
 
 /// The error of a write to `"<table>@last-values"`.
 const READ_ONLY_INDEX: &str =
@@ -35,7 +35,7 @@ impl VarveTable {
         state: &dyn Session,
         projection: Option<&Vec<usize>>,
         filters: &[Expr],
-        split: crate::query::newest_scan::Split,
+        split: crate::query::scan::newest_scan::Split,
     ) -> datafusion::common::Result<Arc<dyn ExecutionPlan>> {
         let answered = split.from_index.num_rows();
         let files = self
@@ -84,7 +84,7 @@ impl TableProvider for VarveTable {
         if self.newest_filtered {
             let mut all = filters.to_vec();
             all.extend(self.retention_filter()?);
-            if let Some(split) = crate::query::newest_scan::split_by_index(self, state, &all).await? {
+            if let Some(split) = crate::query::scan::newest_scan::split_by_index(self, state, &all).await? {
                 return self.scan_split(state, projection, filters, split).await;
             }
         }

@@ -160,7 +160,7 @@ impl ReadAhead {
                 return false;
             }
         }
-        let first = crate::query::work_units::row_group_start(meta.row_group(rg));
+        let first = crate::query::scan::work_units::row_group_start(meta.row_group(rg));
         self.range.as_ref().is_none_or(|r| r.contains(&first))
     }
 

@@ -136,7 +136,7 @@ pub(crate) async fn rows_of(
 /// `batches` dealt round-robin into at most `partitions` non-empty partitions (so that the
 /// operators above work on them in parallel), or into one when they hold at most `batch_rows`
 /// rows together (the rows of one batch: a second partition would cost more than its work;
-/// `query::chain` reads one partition beside a scan read by one).
+/// `query::rules::chain` reads one partition beside a scan read by one).
 pub(crate) fn deal(batches: Vec<RecordBatch>, partitions: usize, batch_rows: usize) -> Vec<Vec<RecordBatch>> {
     let rows: usize = batches.iter().map(|b| b.num_rows()).sum();
     let partitions = match rows <= batch_rows {

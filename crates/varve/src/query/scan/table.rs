@@ -26,7 +26,7 @@ pub(crate) struct ScanNote {
     pub(crate) snapshot_id: Option<i64>,
     pub(crate) files_total: usize,
     pub(crate) files_read: usize,
-    /// Of the files read, the small ones read from their decoded rows (`query::small_files`).
+    /// Of the files read, the small ones read from their decoded rows (`query::scan::small_files`).
     pub(crate) files_decoded: usize,
     /// The scan read the snapshot's last-value index instead of its data files.
     pub(crate) last_values: bool,
@@ -35,12 +35,12 @@ pub(crate) struct ScanNote {
     /// Under a top-k by time, the k rows came from the last-value index (`newest_k` is k).
     pub(crate) newest_k_from_index: bool,
     /// A filter on series-constant columns selected this many series, by the last-value index
-    /// (`query::newest_scan::series_of_constant_filters`).
+    /// (`query::scan::newest_scan::series_of_constant_filters`).
     pub(crate) constant_series: Option<usize>,
     /// Under a newest row per series with filters: the series answered from the index.
     pub(crate) index_series: Option<usize>,
     /// Under `GROUP BY time_bucket(...) ORDER BY ... DESC LIMIT k`: the scan kept the rows of the
-    /// newest k buckets' time range only (`query::newest_buckets`).
+    /// newest k buckets' time range only (`query::rules::newest_buckets`).
     pub(crate) newest_buckets: Option<usize>,
 }
 
@@ -71,14 +71,14 @@ pub(crate) struct VarveTable {
     /// Read only the data files whose sequence number is above this one (the rows added after a
     /// snapshot, for a rollup's watermark).
     pub(crate) min_sequence: Option<i64>,
-    /// The scan feeds `ORDER BY <time> DESC ... LIMIT k` (`query::newest`): it prunes by the bound
-    /// the last-value index gives (`query::newest_scan::top_k_bound`).
+    /// The scan feeds `ORDER BY <time> DESC ... LIMIT k` (`query::rules::newest`): it prunes by the bound
+    /// the last-value index gives (`query::scan::newest_scan::top_k_bound`).
     pub(crate) newest_k: Option<NewestK>,
     /// The scan feeds the newest row of each series among the rows its filters keep
-    /// (`query::newest`): it reads those series' rows from the index where it can
-    /// (`query::newest_scan::split_by_index`).
+    /// (`query::rules::newest`): it reads those series' rows from the index where it can
+    /// (`query::scan::newest_scan::split_by_index`).
     pub(crate) newest_filtered: bool,
-    /// The scan feeds the newest k time buckets of an aggregate (`query::newest_buckets`): it
+    /// The scan feeds the newest k time buckets of an aggregate (`query::rules::newest_buckets`): it
     /// keeps the rows of their time range only.
     pub(crate) newest_buckets: Option<NewestBuckets>,
 }
@@ -168,14 +168,14 @@ impl VarveTable {
     }
 }
 
-/// What a scan under `ORDER BY <time> DESC [, <series key columns>] LIMIT k` is told (`query::newest`): `k`, and the sort keys after the time, as (table column, ascending, nulls first).
+/// What a scan under `ORDER BY <time> DESC [, <series key columns>] LIMIT k` is told (`query::rules::newest`): `k`, and the sort keys after the time, as (table column, ascending, nulls first).
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct NewestK {
     pub(crate) k: usize,
     pub(crate) then_by: Vec<(String, bool, bool)>,
 }
 
-/// What a marked scan needs (`query::newest_buckets`): `k`, and the bucket expression over the table's time
+/// What a marked scan needs (`query::rules::newest_buckets`): `k`, and the bucket expression over the table's time
 /// column (unqualified).
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct NewestBuckets {

@@ -10,6 +10,9 @@
 //! [`referenced_tables`] is the same reading for a text of several statements, for a server that
 //! checks a token's scope before it runs any.
 
+pub(crate) mod ddl;
+pub(crate) mod time_travel;
+
 use std::ops::ControlFlow;
 
 use datafusion::config::SqlParserOptions;
@@ -24,8 +27,8 @@ use datafusion::sql::sqlparser::dialect::dialect_from_str;
 
 use crate::catalog::{TableIdent, DEFAULT_NAMESPACE};
 use crate::error::{Error, Result};
+use crate::query::asof;
 use crate::query::references::LAST_VALUES_SUFFIX;
-use crate::query::{asof, time_travel};
 
 /// How deep a statement's expressions may nest before it is refused ([`Parsed::check_depth`]).
 pub(crate) const MAX_EXPR_DEPTH: usize = 1_000;
