@@ -20,8 +20,11 @@ use varve::{Error, Lake, QueryResult, Result, SnapshotInfo};
 /// Result formats.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub(crate) enum OutputFormat {
-    /// An aligned text table.
+    /// An aligned text table that fits the terminal (long values cut, middle columns left out,
+    /// as needed).
     Table,
+    /// An aligned text table with every value and column whole, however wide.
+    Wide,
     /// CSV with a header line.
     Csv,
     /// One JSON array of objects.
@@ -106,6 +109,10 @@ pub(crate) fn write_batches(
         OutputFormat::Table => {
             let explain = schema.fields().len() == 2 && schema.field(0).name() == "plan_type";
             let text = crate::table::render(schema, batches, crate::table::available_width(), explain)?;
+            writeln!(sink, "{text}").map_err(io)?;
+        }
+        OutputFormat::Wide => {
+            let text = crate::table::render(schema, batches, None, true)?;
             writeln!(sink, "{text}").map_err(io)?;
         }
         OutputFormat::Csv => {
@@ -264,7 +271,10 @@ pub(crate) async fn print_info(
 /// Prints `varve history`: an aligned table by default (`current` marks the current snapshot),
 /// or `format`.
 pub(crate) fn print_history(h: &[SnapshotInfo], format: Option<OutputFormat>, output: Option<&Path>) -> Result<()> {
-    let text_table = format.unwrap_or(OutputFormat::Table) == OutputFormat::Table;
+    let text_table = matches!(
+        format.unwrap_or(OutputFormat::Table),
+        OutputFormat::Table | OutputFormat::Wide
+    );
     let current: ArrayRef = if text_table {
         Arc::new(StringArray::from_iter_values(h.iter().map(|s| {
             if s.is_current {

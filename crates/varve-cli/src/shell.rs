@@ -21,7 +21,7 @@ const HELP: &str = "\
 Statements end with ; and may span lines. Shell commands:
   .tables              the tables of the lake
   .schema [TABLE]      CREATE TABLE statements (every table when none is named)
-  .mode MODE           output format: table, csv, json or ndjson
+  .mode MODE           output format: table, wide, csv, json or ndjson
   .timer on|off        print each statement's run time
   .help                this text (also help, \\?)
   .quit                leave (also .exit, exit, quit, \\q, or Ctrl-D)
@@ -193,10 +193,15 @@ impl<'a> Shell<'a> {
             (".mode", [mode]) => {
                 self.format = Some(match *mode {
                     "table" | "box" => OutputFormat::Table,
+                    "wide" => OutputFormat::Wide,
                     "csv" => OutputFormat::Csv,
                     "json" => OutputFormat::Json,
                     "ndjson" | "jsonl" => OutputFormat::Ndjson,
-                    other => return Err(Error::invalid(format!(".mode {other}: use table, csv, json or ndjson"))),
+                    other => {
+                        return Err(Error::invalid(format!(
+                            ".mode {other}: use table, wide, csv, json or ndjson"
+                        )))
+                    }
                 });
                 Ok(())
             }

@@ -103,7 +103,7 @@ fn create_insert_query_in_every_format() {
         bucket,
         "time_bucket,count(*)\n2024-03-01T10:00:00Z,2\n2024-03-01T11:00:00Z,1\n"
     );
-    // A table wider than the terminal leaves out middle columns; long values are cut.
+    // A table wider than the terminal narrows its widest columns, then leaves out middle ones.
     let wide = "SELECT sensor AS a1, sensor AS a2, sensor AS a3, sensor AS a4, sensor AS a5, sensor AS a6, \
                 repeat('x', 100) AS long FROM iot.temps LIMIT 1";
     let o = std::process::Command::new(env!("CARGO_BIN_EXE_varve"))
@@ -119,8 +119,28 @@ fn create_insert_query_in_every_format() {
         "{narrow}"
     );
     assert!(narrow.contains("| … |") && narrow.contains("columns, "), "{narrow}");
+    // Off a terminal without COLUMNS, and with --format wide, values are whole; a wider
+    // terminal cuts only what does not fit.
     let full = varve_ok(&["--lake", lake, "sql", wide, "--format", "table"]);
-    assert!(full.contains("xxx…") && !full.contains(&"x".repeat(60)), "{full}");
+    assert!(full.contains(&"x".repeat(100)), "{full}");
+    let all = varve_ok(&["--lake", lake, "sql", wide, "--format", "wide"]);
+    assert!(all.contains(&"x".repeat(100)), "{all}");
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_varve"))
+        .args(["--lake", lake, "sql", wide, "--format", "table"])
+        .env("COLUMNS", "100")
+        .output()
+        .unwrap();
+    let fitted = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        fitted.contains("| a6 ") && fitted.contains("xxx…") && !fitted.contains(&"x".repeat(80)),
+        "{fitted}"
+    );
+    assert!(
+        fitted
+            .lines()
+            .all(|l| l.chars().count() <= 100 || l.starts_with("1 row")),
+        "{fitted}"
+    );
     let json = varve_ok(&["--lake", lake, "sql", q, "--format", "json"]);
     assert!(json.ends_with("]\n"), "{json}");
     let v: serde_json::Value = serde_json::from_str(&json).unwrap();

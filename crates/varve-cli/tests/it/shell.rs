@@ -101,7 +101,7 @@ fn the_first_error_stops_a_script() {
     assert!(err.starts_with("error: statement 2: "), "{err}");
     let o = with_stdin(&["--lake", lake, "sql", "-"], ".mode yaml\n");
     assert_eq!(o.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&o.stderr).contains("use table, csv, json or ndjson"));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("use table, wide, csv, json or ndjson"));
     let o = with_stdin(&["--lake", lake, "sql", "-"], "SELECT 'open\n");
     assert_eq!(o.status.code(), Some(2), "an unterminated string is bad input");
 }
