@@ -338,6 +338,27 @@ async fn create(lake: &Lake, table: &str, creation: &Creation, batch: &RecordBat
     }
 }
 
+/// The rejects table's column that shows a payload as text ([`payload_text`]); added to a
+/// rejects table made before it had one.
+const PAYLOAD_TEXT: &str = "payload_text";
+
+/// A rejected payload as text: itself when it is UTF-8, else its bytes in hex after `\x`, as
+/// PostgreSQL prints `bytea` (`\x7b6e6f74`), so that any payload can be read with SQL (a `CAST`
+/// of the raw bytes fails on the first one that is not UTF-8).
+fn payload_text(payload: &[u8]) -> String {
+    match std::str::from_utf8(payload) {
+        Ok(text) => text.to_string(),
+        Err(_) => {
+            let mut hex = String::with_capacity(2 + 2 * payload.len());
+            hex.push_str("\\x");
+            for b in payload {
+                hex.push_str(&format!("{b:02x}"));
+            }
+            hex
+        }
+    }
+}
+
 fn rejects_schema() -> Arc<Schema> {
     Arc::new(Schema::new(vec![
         Field::new(
@@ -349,6 +370,7 @@ fn rejects_schema() -> Arc<Schema> {
         Field::new("partition", DataType::Int32, false),
         Field::new("offset", DataType::Int64, false),
         Field::new("payload", DataType::Binary, false),
+        Field::new(PAYLOAD_TEXT, DataType::Utf8, true),
         Field::new("error", DataType::Utf8, false),
     ]))
 }
@@ -369,6 +391,9 @@ fn rejects_batch(frames: &[&Frame]) -> RecordBatch {
         Arc::new(BinaryArray::from_iter_values(
             all.iter().map(|(_, r)| r.payload.as_slice()),
         )),
+        Arc::new(StringArray::from_iter_values(
+            all.iter().map(|(_, r)| payload_text(&r.payload)),
+        )),
         Arc::new(StringArray::from_iter_values(all.iter().map(|(_, r)| r.error.as_str()))),
     ];
     RecordBatch::try_new(rejects_schema(), cols).expect("columns of equal length")
@@ -385,7 +410,42 @@ async fn write_rejects(lake: &Lake, table: &str, batch: RecordBatch) -> varve::R
             Err(e) if e.kind() == ErrorKind::AlreadyExists => {}
             Err(e) => return Err(e),
         }
+    } else if lake
+        .describe(&name)
+        .await?
+        .schema
+        .field_with_name(PAYLOAD_TEXT)
+        .is_err()
+    {
+        let add = varve::ColumnChange::Add {
+            name: PAYLOAD_TEXT.into(),
+            data_type: DataType::Utf8,
+        };
+        if let Err(e) = lake.alter_columns(&name, &[add]).await {
+            // Another ingestor may have added it first.
+            if lake
+                .describe(&name)
+                .await?
+                .schema
+                .field_with_name(PAYLOAD_TEXT)
+                .is_err()
+            {
+                return Err(e);
+            }
+        }
     }
     lake.append(&name, vec![batch], AppendOptions::default()).await?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::payload_text;
+
+    #[test]
+    fn payloads_read_as_text_or_hex() {
+        assert_eq!(payload_text(b"{not json 7"), "{not json 7");
+        assert_eq!(payload_text(&[0x7b, 0xff, 0x00]), "\\x7bff00");
+        assert_eq!(payload_text(b""), "");
+    }
 }

@@ -140,6 +140,25 @@ async fn rows_whose_column_another_writer_typed_differently_are_rejected_not_con
     lake.create_table("k.t", &schema, &varve::TableContract::time_series("time"))
         .await
         .unwrap();
+    // A rejects table as ingestors made it before it had a payload_text column: it gains one.
+    let old_rejects = Schema::new(vec![
+        Field::new(
+            "time",
+            DataType::Timestamp(TimeUnit::Microsecond, Some("UTC".into())),
+            false,
+        ),
+        Field::new("topic", DataType::Utf8, false),
+        Field::new("partition", DataType::Int32, false),
+        Field::new("offset", DataType::Int64, false),
+        Field::new("payload", DataType::Binary, false),
+        Field::new("error", DataType::Utf8, false),
+    ]);
+    let contract = varve::TableContract::time_series("time")
+        .with_series_key(["topic", "partition", "offset"])
+        .with_dedup(varve::Dedup::LastWriteWins);
+    lake.create_table("k.t__rejected", &old_rejects, &contract)
+        .await
+        .unwrap();
     let m = Metrics::new();
     let c = Creation { series_key: vec![] };
     // Our rows carry `seq` as Int64; the table has it as text: an append would cast 5 to "5".
@@ -150,12 +169,13 @@ async fn rows_whose_column_another_writer_typed_differently_are_rejected_not_con
     assert_eq!(count(&lake, "k.t").await, 0);
     let rej = query(
         &lake,
-        "SELECT \"offset\", CAST(payload AS VARCHAR), error FROM k.\"t__rejected\" ORDER BY 1",
+        "SELECT \"offset\", CAST(payload AS VARCHAR), error, payload_text FROM k.\"t__rejected\" ORDER BY 1",
     )
     .await;
     assert_eq!(rej.len(), 5);
     assert!(rej[2][1].contains("\"seq\":2"), "{rej:?}");
     assert!(rej[2][2].contains("its column became Utf8"), "{rej:?}");
+    assert_eq!(rej[2][3], rej[2][1], "a UTF-8 payload reads as itself");
     // The offsets moved on: the records are accounted for, in the rejects table.
     assert_eq!(lake.source_positions("k.t", "kafka").await.unwrap()["t/0"], 5);
 }
