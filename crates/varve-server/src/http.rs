@@ -260,6 +260,10 @@ async fn run_sql(
     };
     let session = state.0.lake.session(limits)?;
     session.refuse_file_access();
+    session.set_table_hint("GET /v1/tables lists the tables");
+    if let Some(ns) = &grant.namespace {
+        session.scope_suggestions(ns);
+    }
     // Planning and the first batch happen before the status is sent, so that their errors get one.
     let first = async {
         let params = match params.is_empty() {

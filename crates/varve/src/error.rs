@@ -63,6 +63,10 @@ pub struct Error {
     source: Option<Box<dyn std::error::Error + Send + Sync + 'static>>,
 }
 
+/// How to list a lake's tables, as a missing table's error says it by default: a statement every
+/// front end runs. A front end may name its own way ([`crate::Session::set_table_hint`]).
+pub(crate) const DEFAULT_TABLE_HINT: &str = "SHOW TABLES lists the tables";
+
 /// The engine's result type.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
@@ -428,9 +432,7 @@ impl From<datafusion::error::DataFusionError> for Error {
                 };
                 let text = other.strip_backtrace();
                 if let Some(name) = missing_table(&text) {
-                    return Error::not_found(format!(
-                        "table {name} does not exist (varve ls, or information_schema.tables, lists tables)"
-                    ));
+                    return Error::not_found(format!("table {name} does not exist ({DEFAULT_TABLE_HINT})"));
                 }
                 let lower = text.to_ascii_lowercase();
                 let kind = if lower.contains("not found") || lower.contains("does not exist") {
@@ -473,7 +475,7 @@ fn strip_arrow_prefix(s: &str) -> String {
 }
 
 /// The table name of DataFusion's "table 'varve.ns.t' not found" planning error.
-fn missing_table(text: &str) -> Option<String> {
+pub(crate) fn missing_table(text: &str) -> Option<String> {
     let start = text.find("table '")? + "table '".len();
     let rest = &text[start..];
     let end = rest.find("' not found")?;

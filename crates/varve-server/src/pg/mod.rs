@@ -108,6 +108,7 @@ impl PgServer {
             memory_limit: cfg.memory_limit,
         })?;
         session.refuse_file_access();
+        session.set_table_hint("\\dt lists the tables");
         let conn = Arc::new(conn::PgConn {
             app: self.app.clone(),
             shared: self.shared.clone(),

@@ -67,6 +67,9 @@ impl Startup {
         PgWireError: From<<C as Sink<PgWireBackendMessage>>::Error>,
     {
         let namespace = grant.namespace.clone();
+        if let Some(ns) = &namespace {
+            self.conn.session.scope_suggestions(ns);
+        }
         if let Ok(mut g) = self.conn.grant.lock() {
             *g = grant;
         }

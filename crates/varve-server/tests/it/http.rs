@@ -335,7 +335,16 @@ async fn errors_have_a_status_and_a_kind() {
     assert_eq!((status, kind.as_str()), (400, "invalid_input"), "{msg}");
     let (status, kind, msg) = error_of(post("SELECT * FROM m.nope").await.unwrap()).await;
     assert_eq!((status, kind.as_str()), (404, "not_found"), "{msg}");
-    assert!(msg.contains("nope"), "{msg}");
+    assert!(
+        msg.contains("nope") && msg.contains("GET /v1/tables lists the tables"),
+        "{msg}"
+    );
+    let (status, _, msg) = error_of(post("SELECT * FROM cpu").await.unwrap()).await;
+    assert_eq!(status, 404, "{msg}");
+    assert!(
+        msg.contains("table default.cpu does not exist; did you mean m.cpu?"),
+        "{msg}"
+    );
     let (status, kind, msg) = error_of(post("SELECT 1; SELECT 2").await.unwrap()).await;
     assert_eq!((status, kind.as_str()), (400, "invalid_input"));
     assert!(msg.contains("one SQL statement per request, got 2"), "{msg}");

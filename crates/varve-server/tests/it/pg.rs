@@ -155,6 +155,10 @@ async fn psql_lists_describes_queries_copies_and_logs_in_with_tokens() {
         // Errors carry SQLSTATE codes.
         let (ok, _, err) = psql(port, "varve", Some(&w), &["-c", "SELECT * FROM m.nope"]);
         assert!(!ok && err.contains("42P01"), "{err}");
+        // The error says how psql lists tables, and which table of that name exists.
+        assert!(err.contains("\\dt lists the tables"), "{err}");
+        let (ok, _, err) = psql(port, "varve", Some(&w), &["-c", "SELECT * FROM cpu"]);
+        assert!(!ok && err.contains("did you mean m.cpu?"), "{err}");
 
         // Logins: none, a wrong token, a read token that may not write.
         let (ok, _, err) = psql(port, "varve", None, &["-c", "SELECT 1"]);

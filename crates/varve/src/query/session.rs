@@ -180,6 +180,10 @@ pub struct Session {
     /// Refuse statements that read or write files by path (`COPY ... TO`, `CREATE EXTERNAL
     /// TABLE`): set by servers ([`Session::refuse_file_access`]).
     no_files: std::sync::atomic::AtomicBool,
+    /// How this session's front end lists tables, for a missing table's error.
+    table_hint: std::sync::OnceLock<String>,
+    /// The only namespace whose tables a missing table's error may suggest.
+    suggest_in: std::sync::OnceLock<String>,
 }
 
 impl std::fmt::Debug for Session {
@@ -213,6 +217,8 @@ impl Session {
             extra: ExtraSchemas::default(),
             extensions,
             no_files: std::sync::atomic::AtomicBool::new(false),
+            table_hint: std::sync::OnceLock::new(),
+            suggest_in: std::sync::OnceLock::new(),
         })
     }
 
@@ -222,6 +228,52 @@ impl Session {
     /// tables.
     pub fn refuse_file_access(&self) {
         self.no_files.store(true, std::sync::atomic::Ordering::Relaxed);
+    }
+
+    /// Says how this session's front end lists tables (`\dt` for psql, `GET /v1/tables` over
+    /// HTTP) in the error of a statement that names a table that does not exist, in place of
+    /// `SHOW TABLES`. Only the first call counts.
+    pub fn set_table_hint(&self, hint: &str) {
+        let _ = self.table_hint.set(hint.to_string());
+    }
+
+    /// Limits the tables a missing table's error suggests to namespace `namespace`: a front end
+    /// whose client may only see that namespace (a namespace-scoped token) calls it, so that an
+    /// error never names a table the client may not use. Only the first call counts.
+    pub fn scope_suggestions(&self, namespace: &str) {
+        let _ = self.suggest_in.set(namespace.to_string());
+    }
+
+    /// The error of a statement naming table `name` (`namespace.table`), which does not exist:
+    /// tables of that name in other namespaces (or in another case) are suggested, and the way to
+    /// list tables is named ([`Session::set_table_hint`]).
+    async fn missing_table(&self, name: &str) -> Error {
+        let hint = self
+            .table_hint
+            .get()
+            .map(String::as_str)
+            .unwrap_or(crate::error::DEFAULT_TABLE_HINT);
+        let wanted = name.rsplit('.').next().unwrap_or(name);
+        let mut near: Vec<String> = match crate::catalog::list_layout(&self.storage).await {
+            Ok((_, tables)) => tables
+                .iter()
+                .filter(|t| t.name.eq_ignore_ascii_case(wanted) && t.to_string() != name)
+                .filter(|t| self.suggest_in.get().is_none_or(|ns| t.namespace == *ns))
+                .map(|t| t.to_string())
+                .collect(),
+            Err(_) => vec![],
+        };
+        near.sort();
+        near.truncate(3);
+        let message = match near.as_slice() {
+            [] => format!("table {name} does not exist ({hint})"),
+            [one] => format!("table {name} does not exist; did you mean {one}? ({hint})"),
+            many => format!(
+                "table {name} does not exist; did you mean one of {}? ({hint})",
+                many.join(", ")
+            ),
+        };
+        Error::not_found(message)
     }
 
     /// Adds schema `name` to the catalog every later statement of this session sees, beside the
@@ -444,6 +496,9 @@ impl Session {
             Err(PlanError::Varve(e)) => return Err(e),
             Err(PlanError::DataFusion(e)) => {
                 let message = e.to_string();
+                if let Some(name) = crate::error::missing_table(&message) {
+                    return Err(self.missing_table(&name).await);
+                }
                 let plain = coercion_error(&message).or_else(|| text_argument_error(&text, &message));
                 return Err(plain.unwrap_or_else(|| e.into()));
             }

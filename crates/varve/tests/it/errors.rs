@@ -247,3 +247,37 @@ impl ObjectStore for Refusing {
         self.inner.copy_opts(f, t, o).await
     }
 }
+
+#[tokio::test]
+async fn a_missing_table_names_the_tables_of_that_name_elsewhere() {
+    let dir = tempfile::tempdir().unwrap();
+    let lake = Lake::open(dir.path().to_str().unwrap(), &Default::default()).unwrap();
+    for t in ["market.trades", "archive.Trades"] {
+        lake.sql(&format!(
+            "CREATE TABLE {t} (ts TIMESTAMP, p DOUBLE) WITH (time_column = 'ts')"
+        ))
+        .await
+        .unwrap();
+    }
+    let e = lake.sql("SELECT * FROM trades").await.unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::NotFound);
+    assert_eq!(
+        e.to_string(),
+        "table default.trades does not exist; did you mean one of archive.Trades, market.trades? \
+         (SHOW TABLES lists the tables)"
+    );
+    let e = lake.sql("SELECT * FROM nothing_like_it").await.unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "table default.nothing_like_it does not exist (SHOW TABLES lists the tables)"
+    );
+    // A front end names its own way to list tables, and may keep suggestions in one namespace.
+    let session = lake.session(Default::default()).unwrap();
+    session.set_table_hint("\\dt lists the tables");
+    session.scope_suggestions("market");
+    let e = session.sql("SELECT * FROM archive2.trades").await.unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "table archive2.trades does not exist; did you mean market.trades? (\\dt lists the tables)"
+    );
+}
