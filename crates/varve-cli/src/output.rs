@@ -126,7 +126,10 @@ pub(crate) fn write_batches(
             }
         }
         OutputFormat::Json => {
-            let mut w = varve::arrow::json::ArrayWriter::new(&mut *sink);
+            // NULL members are kept (`"v": null`), so that every row has the same keys.
+            let mut w = varve::arrow::json::WriterBuilder::new()
+                .with_explicit_nulls(true)
+                .build::<_, varve::arrow::json::writer::JsonArray>(&mut *sink);
             for b in batches {
                 w.write(b)?;
             }
@@ -136,7 +139,9 @@ pub(crate) fn write_batches(
             writeln!(sink).map_err(io)?;
         }
         OutputFormat::Ndjson => {
-            let mut w = varve::arrow::json::LineDelimitedWriter::new(sink);
+            let mut w = varve::arrow::json::WriterBuilder::new()
+                .with_explicit_nulls(true)
+                .build::<_, varve::arrow::json::writer::LineDelimited>(sink);
             for b in batches {
                 w.write(b)?;
             }

@@ -141,6 +141,11 @@ fn create_insert_query_in_every_format() {
             .all(|l| l.chars().count() <= 100 || l.starts_with("1 row")),
         "{fitted}"
     );
+    // NULL members are kept, so every row has the same keys.
+    let nulls = varve_ok(&["--lake", lake, "sql", "SELECT 1 AS a, NULL AS v", "--format", "json"]);
+    assert_eq!(nulls, "[{\"a\":1,\"v\":null}]\n");
+    let nulls = varve_ok(&["--lake", lake, "sql", "SELECT 1 AS a, NULL AS v", "--format", "ndjson"]);
+    assert_eq!(nulls, "{\"a\":1,\"v\":null}\n");
     let json = varve_ok(&["--lake", lake, "sql", q, "--format", "json"]);
     assert!(json.ends_with("]\n"), "{json}");
     let v: serde_json::Value = serde_json::from_str(&json).unwrap();

@@ -13,8 +13,9 @@ const MAX_COLUMN_NAME: usize = 32;
 /// adds are dropped (`min(health.cgm.glucose)` becomes `min(glucose)`), and a name that is still
 /// long or shows a literal's internals (`time_bucket(IntervalMonthDayNano("IntervalMonthDayNano {
 /// months: 0, days: 1, nanoseconds: 0 }"), ts)`) becomes its function's name (`time_bucket`), with
-/// `_2`, `_3` when two would be the same. Aliases and plain columns are kept; only a query's
-/// result is renamed, not `EXPLAIN`, DML or DDL.
+/// `_2`, `_3` when two would be the same. An unaliased literal is named by its value as SQL
+/// writes it (`SELECT 1` gives a column `1`, not `Int64(1)`; `SELECT 'a'` one `'a'`). Aliases
+/// and plain columns are kept; only a query's result is renamed, not `EXPLAIN`, DML or DDL.
 pub(crate) fn short_column_names(df: datafusion::dataframe::DataFrame) -> Result<datafusion::dataframe::DataFrame> {
     use datafusion::prelude::Expr;
     if matches!(
@@ -54,26 +55,41 @@ pub(crate) fn short_column_names(df: datafusion::dataframe::DataFrame) -> Result
         }
         n
     };
+    // The unaliased literals of the outermost projection, by position: named by their value.
+    let literals: Vec<Option<String>> = match df.logical_plan() {
+        LogicalPlan::Projection(p) => p
+            .expr
+            .iter()
+            .map(|e| match e {
+                Expr::Literal(v, _) => Some(literal_name(v)),
+                _ => None,
+            })
+            .collect(),
+        _ => vec![],
+    };
+    let literal = |i: usize| literals.get(i).cloned().flatten();
     let noisy = |n: &str| n.len() > MAX_COLUMN_NAME || n.contains("IntervalMonthDayNano");
-    let renamed = |n: &str| n.contains('(') && (noisy(n) || unqualified(n) != n);
-    if !fields.iter().any(|(_, n)| renamed(n)) {
+    let renamed = |i: usize, n: &str| literal(i).is_some() || n.contains('(') && (noisy(n) || unqualified(n) != n);
+    if !fields.iter().enumerate().any(|(i, (_, n))| renamed(i, n)) {
         return Ok(df);
     }
     let mut taken: Vec<String> = fields
         .iter()
-        .filter(|(_, n)| !renamed(n))
-        .map(|(_, n)| n.clone())
+        .enumerate()
+        .filter(|(i, (_, n))| !renamed(*i, n))
+        .map(|(_, (_, n))| n.clone())
         .collect();
     let mut exprs: Vec<Expr> = Vec::with_capacity(fields.len());
-    for (q, name) in &fields {
+    for (i, (q, name)) in fields.iter().enumerate() {
         let column = Expr::Column(datafusion::common::Column::new(q.clone(), name.clone()));
-        if !renamed(name) {
+        if !renamed(i, name) {
             exprs.push(column);
             continue;
         }
         let plain = unqualified(name);
-        let short = match plain.split_once('(') {
-            Some((f, _)) if noisy(&plain) && !f.is_empty() => f.trim().to_string(),
+        let short = match (literal(i), plain.split_once('(')) {
+            (Some(value), _) => value,
+            (None, Some((f, _))) if noisy(&plain) && !f.is_empty() => f.trim().to_string(),
             _ => plain,
         };
         let mut candidate = short.clone();
@@ -86,4 +102,17 @@ pub(crate) fn short_column_names(df: datafusion::dataframe::DataFrame) -> Result
         exprs.push(column.alias(candidate));
     }
     Ok(df.select(exprs)?)
+}
+
+/// A literal's value as SQL writes it: text quoted (`'a'`), other values as they print (`1`,
+/// `1.5`, `true`, `NULL`).
+fn literal_name(v: &datafusion::common::ScalarValue) -> String {
+    use datafusion::common::ScalarValue;
+    match v {
+        _ if v.is_null() => "NULL".to_string(),
+        ScalarValue::Utf8(Some(s)) | ScalarValue::LargeUtf8(Some(s)) | ScalarValue::Utf8View(Some(s)) => {
+            format!("'{}'", s.replace('\'', "''"))
+        }
+        other => other.to_string(),
+    }
 }
