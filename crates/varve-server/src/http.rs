@@ -31,7 +31,7 @@ pub(crate) fn router(state: AppState) -> Router {
     Router::new()
         .route("/health", get(health))
         .route("/metrics", get(metrics))
-        .route("/v1/sql", post(sql))
+        .route("/v1/sql", post(sql).get(sql_by_get))
         .route("/v1/tables", get(tables))
         .route("/v1/tables/{name}", get(table))
         .route(
@@ -300,6 +300,16 @@ async fn run_sql(
     };
     let body = Body::from_stream(futures::stream::unfold(feed, Feed::next));
     Ok(([(header::CONTENT_TYPE, format.content_type())], body).into_response())
+}
+
+/// `GET /v1/sql`: 405 with a JSON error that says how to send a statement (axum's own 405 has an
+/// empty body).
+async fn sql_by_get() -> ApiError {
+    ApiError::new(
+        StatusCode::METHOD_NOT_ALLOWED,
+        "invalid_input",
+        "send the statement with POST /v1/sql: the SQL text as the body, or JSON {\"sql\": \"...\", \"params\": [...]}",
+    )
 }
 
 /// The statement of a `/v1/sql` body and its parameters: JSON `{"sql": ..., "params": [...]}` when

@@ -331,6 +331,9 @@ async fn errors_have_a_status_and_a_kind() {
     let url = format!("{}/v1/sql", s.base);
     let post = |body: &'static str| http.post(&url).body(body).send();
 
+    let (status, _, msg) = error_of(http.get(&url).send().await.unwrap()).await;
+    assert_eq!(status, 405, "{msg}");
+    assert!(msg.contains("POST /v1/sql"), "{msg}");
     let (status, kind, msg) = error_of(post("SELEC 1").await.unwrap()).await;
     assert_eq!((status, kind.as_str()), (400, "invalid_input"), "{msg}");
     let (status, kind, msg) = error_of(post("SELECT * FROM m.nope").await.unwrap()).await;
