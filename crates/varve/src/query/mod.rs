@@ -10,7 +10,8 @@
 //!   names into the statement's `catalog`, plans it (with the time-series `functions`' rewrites,
 //!   ASOF joins, `asof`; gap filling, `gapfill`), and holds the extension points modules above
 //!   `query` register (custom statements, plan rewrites, drop hooks); the DataFusion state its
-//!   sessions share is `context`, readable result column names `names`.
+//!   sessions share is `context`, readable result column names `names`, plain errors for DataFusion's planning errors
+//!   `plan_errors`.
 //! - `rules`: optimizer rules that change where a scan reads from, never what a plan computes:
 //!   newest rows from the last-value index (`newest`), only the newest time buckets' rows
 //!   (`newest_buckets`), a top-k's files in sort order (`file_order`) and the union it reads in one
@@ -29,6 +30,7 @@ pub(crate) mod functions;
 pub(crate) mod gapfill;
 pub(crate) mod limits;
 pub(crate) mod names;
+pub(crate) mod plan_errors;
 pub(crate) mod references;
 pub(crate) mod rules;
 pub(crate) mod scan;

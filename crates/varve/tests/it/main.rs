@@ -15,6 +15,7 @@ mod head_object;
 mod last_value;
 mod layering;
 mod maintain;
+mod names;
 mod nan;
 mod newest_buckets;
 mod output_ordering;

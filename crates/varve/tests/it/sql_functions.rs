@@ -803,14 +803,3 @@ async fn approx_percentiles_are_within_a_rank_tolerance_of_exact() {
         "NULL,NULL"
     );
 }
-
-#[tokio::test]
-async fn unaliased_literals_are_named_by_their_value() {
-    let lake = Backend::local().open();
-    let r = lake
-        .sql("SELECT 1, 'it''s', 2.5, true, NULL, 3 AS three")
-        .await
-        .unwrap();
-    let names: Vec<String> = r.schema.fields().iter().map(|f| f.name().clone()).collect();
-    assert_eq!(names, ["1", "'it''s'", "2.5", "true", "NULL", "three"]);
-}
