@@ -83,6 +83,8 @@ struct Scan<'a> {
     prune_only: Vec<Expr>,
     /// What the scan reports (files counted at the end).
     note: ScanNote,
+    /// The table's schema as DataFusion plans expressions over it.
+    df_schema: DFSchema,
 }
 
 /// The step that finds a top-k's rows in the last-value index ends the scan with them.
@@ -241,6 +243,7 @@ impl<'a> Scan<'a> {
             filters,
             retention,
             prune_only: Vec::new(),
+            df_schema: DFSchema::try_from(table.schema.as_ref().clone())?,
             note: ScanNote {
                 table: table.table.ident.to_string(),
                 snapshot_id: table.snapshot_id,
@@ -382,13 +385,12 @@ impl<'a> Scan<'a> {
     /// The scan's predicate, its filters in the order the scan applies them row by row
     /// (`filter_order`), set on the Parquet source.
     fn predicate(&mut self) -> Result<Option<Arc<dyn PhysicalExpr>>> {
-        let df_schema = DFSchema::try_from(self.table.schema.as_ref().clone())?;
         let time_column = self.table.table.contract()?.time_column;
         let mut filters = self.filters.clone();
         filters.sort_by_key(|f| filter_order(f, &self.table.schema, time_column.as_deref()));
         Ok(match conjunction(filters) {
             Some(predicate) => {
-                let physical = self.state.create_physical_expr(predicate, &df_schema)?;
+                let physical = self.state.create_physical_expr(predicate, &self.df_schema)?;
                 self.source = self.source.clone().with_predicate(physical.clone());
                 Some(physical)
             }
@@ -426,10 +428,7 @@ impl<'a> Scan<'a> {
             schema: &table.schema,
         };
         let file_pruning = match &pruning.files {
-            Some(expr) => {
-                let df_schema = DFSchema::try_from(table.schema.as_ref().clone())?;
-                Some(self.state.create_physical_expr(expr.clone(), &df_schema)?)
-            }
+            Some(expr) => Some(self.state.create_physical_expr(expr.clone(), &self.df_schema)?),
             None => predicate.cloned(),
         };
         if let Some(physical) = &file_pruning {

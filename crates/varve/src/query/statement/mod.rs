@@ -17,7 +17,7 @@ use std::ops::ControlFlow;
 
 use datafusion::config::SqlParserOptions;
 use datafusion::error::DataFusionError;
-use datafusion::sql::parser::{DFParser, DFParserBuilder, Statement as DFStatement};
+use datafusion::sql::parser::{CopyToSource, DFParser, DFParserBuilder, Statement as DFStatement};
 use datafusion::sql::planner::object_name_to_table_reference;
 use datafusion::sql::resolve::resolve_table_references;
 use datafusion::sql::sqlparser::ast::{
@@ -70,11 +70,7 @@ impl Parsed {
     /// Errors: [`crate::ErrorKind::InvalidInput`] for a malformed time-travel clause or ASOF join.
     /// A text the parser refuses is not an error here: [`Parsed::parsed`] holds it.
     pub(crate) fn read(sql: &str, options: &SqlParserOptions) -> Result<Parsed> {
-        let rewritten = time_travel::rewrite(sql)?;
-        let text = rewritten.as_deref().unwrap_or(sql);
-        let asof = asof::mark_text(text)?;
-        let text = asof.as_ref().map_or(text, |m| m.text.as_str());
-        let text = quote_partition_option(text);
+        let (text, asof) = rewrite(sql)?;
         let parsed = parse_one(&text, options.dialect.as_ref(), options.recursion_limit);
         Ok(Parsed { text, asof, parsed })
     }
@@ -185,10 +181,22 @@ impl Parsed {
                 ControlFlow::Continue(())
             }
         }
-        let Ok(DFStatement::Statement(s)) = &self.parsed else {
+        // The statement itself, or the one an EXPLAIN shows, or a COPY's query.
+        let Ok(mut statement) = self.parsed.as_ref() else {
             return Ok(());
         };
-        if s.visit(&mut Depth(0)).is_break() {
+        while let DFStatement::Explain(e) = statement {
+            statement = e.statement.as_ref();
+        }
+        let deep = match statement {
+            DFStatement::Statement(s) => s.visit(&mut Depth(0)).is_break(),
+            DFStatement::CopyTo(c) => match &c.source {
+                CopyToSource::Query(q) => q.visit(&mut Depth(0)).is_break(),
+                CopyToSource::Relation(_) => false,
+            },
+            _ => false,
+        };
+        if deep {
             return Err(Error::invalid(format!(
                 "the statement nests expressions more than {MAX_EXPR_DEPTH} deep (e.g. a sum of that many \
                  terms); split it, for example into subqueries or a sum over rows"
@@ -242,6 +250,18 @@ fn quote_partition_option(sql: &str) -> String {
         true => tokens.iter().map(|t| t.to_string()).collect(),
         false => sql.to_string(),
     }
+}
+
+/// Varve's token rewrites of `sql` before it is parsed (module docs): the text to parse and the
+/// ASOF joins it marked.
+///
+/// Errors: [`crate::ErrorKind::InvalidInput`] for a malformed time-travel clause or ASOF join.
+fn rewrite(sql: &str) -> Result<(String, Option<asof::Marks>)> {
+    let rewritten = time_travel::rewrite(sql)?;
+    let text = rewritten.as_deref().unwrap_or(sql);
+    let asof = asof::mark_text(text)?;
+    let text = asof.as_ref().map_or(text, |m| m.text.as_str());
+    Ok((quote_partition_option(text), asof))
 }
 
 /// DataFusion's parse of one statement, as `SessionState::sql_to_statement` makes it.
@@ -340,11 +360,8 @@ fn tables_of(s: &DFStatement) -> Result<Vec<TableIdent>> {
 ///
 /// Errors: [`crate::ErrorKind::InvalidInput`] for SQL that does not parse (DataFusion's message).
 pub fn referenced_tables(sql: &str) -> Result<Vec<TableIdent>> {
-    let rewritten = time_travel::rewrite(sql)?;
-    let text = rewritten.as_deref().unwrap_or(sql);
-    let marked = asof::mark_text(text)?;
-    let text = marked.as_ref().map_or(text, |m| m.text.as_str());
-    let statements = DFParser::parse_sql(text).map_err(|e| Error::invalid(format!("SQL: {e}")))?;
+    let (text, _asof) = rewrite(sql)?;
+    let statements = DFParser::parse_sql(&text).map_err(|e| Error::invalid(format!("SQL: {e}")))?;
     let mut tables = Vec::new();
     for statement in &statements {
         tables.extend(tables_of(statement)?);
@@ -442,6 +459,9 @@ mod tests {
         };
         let s = Parsed::read(&deep, &options).unwrap();
         assert!(s.check_depth().unwrap_err().to_string().contains("deep"));
+        // Under EXPLAIN too: its statement is planned as well.
+        let explained = Parsed::read(&format!("EXPLAIN {deep}"), &options).unwrap();
+        assert!(explained.check_depth().unwrap_err().to_string().contains("deep"));
         assert!(read("SELECT 1 + 2").check_depth().is_ok());
     }
 }
